@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: Apache-2.0
+# ccfair: the two commands a newcomer needs are `make run` and `make test`.
+# Both install what they need (tools/setup.sh) and are safe to re-run.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+.PHONY: help deps run test app p4 eval bench ptf clean
+
+help:
+	@echo "make run    install deps, build, run the default fairness demo"
+	@echo "make test   install deps, run every test suite (Java, Python, C++, P4 checks)"
+	@echo "make app    build the ONOS app (.oar) only"
+	@echo "make p4     compile the P4 program for tofino and tofino2 (needs bf-p4c)"
+	@echo "make eval   regenerate docs/results.md (full evaluation sweep)"
+	@echo "make bench  run the ONOS policy-computation benchmark (JMH)"
+	@echo "make ptf    run the PTF suite on tofino-model (needs the Intel SDE)"
+
+deps:
+	@tools/setup.sh
+
+run: deps
+	@$(MAKE) -s -C eval demo
+
+test: deps
+	@tools/run-tests.sh
+
+app: deps
+	mvn -B -q -DskipTests package
+	@ls -1 onos-app/target/*.oar
+
+p4:
+	@$(MAKE) -s -C p4 build
+
+eval: deps
+	@$(MAKE) -s -C eval eval
+
+bench: deps
+	@$(MAKE) -s -C onos-app bench
+
+ptf: deps
+	@ptf-tests/run
+
+clean:
+	mvn -B -q clean || true
+	rm -rf build p4/build eval/build

@@ -1,0 +1,126 @@
+/*
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package org.ccfair.app;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+
+/**
+ * Read-only view of params/ccfair.json, bundled into the app as a resource.
+ * The same file feeds the P4 program and the ns-3 model, so defaults here
+ * can never drift from the data plane's.
+ */
+public final class CcfairParams {
+
+    /** Classpath location of the bundled parameter file. */
+    public static final String RESOURCE = "/ccfair/ccfair.json";
+
+    private final JsonNode root;
+
+    private CcfairParams(JsonNode root) {
+        this.root = root;
+    }
+
+    /**
+     * Loads the bundled parameters.
+     *
+     * @return the parameters
+     */
+    public static CcfairParams load() {
+        try (InputStream in = CcfairParams.class.getResourceAsStream(RESOURCE)) {
+            if (in == null) {
+                throw new IllegalStateException("ccfair parameter file " + RESOURCE + " is not bundled");
+            }
+            return new CcfairParams(new ObjectMapper().readTree(in));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot parse " + RESOURCE, e);
+        }
+    }
+
+    /**
+     * Integer parameter section.key; "0x.." strings are parsed as hex.
+     *
+     * @param section top-level section, e.g. "classifier"
+     * @param key     key inside the section, e.g. "m_ld"
+     * @return the value
+     */
+    public long integer(String section, String key) {
+        JsonNode n = node(section, key);
+        if (n.isTextual() && n.asText().toLowerCase().startsWith("0x")) {
+            return Long.parseLong(n.asText().substring(2), 16);
+        }
+        if (n.isBoolean()) {
+            return n.asBoolean() ? 1 : 0;
+        }
+        if (!n.isIntegralNumber()) {
+            throw new IllegalArgumentException(section + "." + key + " is not an integer: " + n);
+        }
+        return n.asLong();
+    }
+
+    /**
+     * Floating-point parameter section.key.
+     *
+     * @param section top-level section
+     * @param key     key inside the section
+     * @return the value
+     */
+    public double real(String section, String key) {
+        JsonNode n = node(section, key);
+        if (!n.isNumber()) {
+            throw new IllegalArgumentException(section + "." + key + " is not a number: " + n);
+        }
+        return n.asDouble();
+    }
+
+    /**
+     * Number of sub-groups per family (compile-time K of the P4 program).
+     *
+     * @return K
+     */
+    public int k() {
+        return (int) integer("groups", "k");
+    }
+
+    /**
+     * Total number of groups: ants, mice and K sub-groups of each family.
+     *
+     * @return 2 + families * K
+     */
+    public int numGroups() {
+        return 2 + root.path("groups").path("families").size() * k();
+    }
+
+    /**
+     * Group id of a family's sub-group, laid out as in params/README.md.
+     *
+     * @param family "delay", "loss" or "hybrid"
+     * @param sub    sub-group index in [0, K)
+     * @return the group id
+     */
+    public int groupId(String family, int sub) {
+        JsonNode fams = root.path("groups").path("families");
+        for (int i = 0; i < fams.size(); i++) {
+            if (fams.get(i).asText().equals(family)) {
+                if (sub < 0 || sub >= k()) {
+                    throw new IllegalArgumentException("sub-group " + sub + " out of range [0, " + k() + ")");
+                }
+                return 2 + i * k() + sub;
+            }
+        }
+        throw new IllegalArgumentException("unknown family '" + family + "'");
+    }
+
+    private JsonNode node(String section, String key) {
+        JsonNode n = root.path(section).path(key);
+        if (n.isMissingNode()) {
+            throw new IllegalArgumentException("no parameter " + section + "." + key);
+        }
+        return n;
+    }
+}

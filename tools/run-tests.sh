@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Runs every ccfair test suite and prints one line per suite, then
+# "N passed, N failed, N skipped". A suite whose tools are absent prints
+# "SKIPPED: <what> (<why>)"; it is never faked.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+LOG=build/test-logs; mkdir -p "$LOG"
+passed=0; failed=0; skipped=0; failures=()
+
+suite() {  # suite NAME COMMAND...  (a suite that only printed SKIPPED lines counts as skipped)
+  local name=$1; shift
+  local t0=$SECONDS rc
+  echo "=== $name: $*"
+  "$@" 2>&1 | tee "$LOG/$name.log"; rc=${PIPESTATUS[0]}
+  local skips; skips=$(grep -c '^SKIPPED:' "$LOG/$name.log")
+  skipped=$((skipped + skips))
+  if [ "$rc" -ne 0 ]; then
+    failed=$((failed + 1)); failures+=("$name"); echo "--- $name: FAIL ($((SECONDS - t0)) s, log: $LOG/$name.log)"
+  elif [ "$skips" -gt 0 ] && ! grep -v '^SKIPPED:' "$LOG/$name.log" | grep -q '[^[:space:]]'; then
+    echo "--- $name: SKIPPED"
+  else
+    passed=$((passed + 1)); echo "--- $name: PASS ($((SECONDS - t0)) s)"
+  fi
+}
+
+# Python: shared tools, parameter generators, P4Info cross-checks, vectors, PTF collection.
+suite python .venv/bin/python -m pytest -q tools/tests $(ls -d ptf-tests/checks eval/tests 2>/dev/null)
+# Java: ONOS app unit tests, checkstyle, .oar packaging.
+suite java mvn -B -q -Dstyle.color=never verify
+cat onos-app/target/surefire-reports/*.txt 2>/dev/null | awk -F'[:,]' '/^Tests run/ {r+=$2; f+=$4; e+=$6; s+=$8}
+  END {if (r) printf "java: %d tests run, %d failures, %d errors, %d skipped\n", r, f, e, s}'
+# Each component's own suite (C++ model, P4 compile checks, PTF runner checks); they print their own SKIPPED lines.
+for comp in eval p4 ptf-tests; do
+  suite "$comp" make -s -C "$comp" test
+done
+
+echo
+grep -h '^SKIPPED:' "$LOG"/*.log || true
+echo "suites: ${passed} passed, ${failed} failed, ${skipped} skipped${failures:+ (failed: ${failures[*]})}"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The parameter loader and generators: one JSON, consistent derived values."""
+import copy
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from ccfair import params as P  # noqa: E402
+
+GEN = os.path.join(P.REPO, "tools", "gen_params.py")
+
+
+def test_group_ids_dense_and_distinct():
+    p = P.load()
+    ids = [p["groups"]["ant"], p["groups"]["mouse"]]
+    for fam in p["groups"]["families"]:
+        ids += [P.group_id(p, fam, s) for s in range(p["groups"]["k"])]
+    assert sorted(ids) == list(range(P.num_groups(p)))
+    assert len(P.group_names(p)) == P.num_groups(p)
+
+
+def test_k_too_small_for_hybrid_kinds_is_rejected(tmp_path):
+    p = P.load()
+    bad = copy.deepcopy(p)
+    bad["groups"]["k"] = 1
+    f = tmp_path / "p.json"
+    f.write_text(json.dumps(bad))
+    with pytest.raises(ValueError, match="groups.k"):
+        P.load(str(f))
+
+
+def test_p4_header_matches_json(tmp_path):
+    out = tmp_path / "params.p4"
+    subprocess.check_call([sys.executable, GEN, "p4", str(out)])
+    defs = dict(re.findall(r"#define (CCFAIR_\w+) (\d+)", out.read_text()))
+    p = P.load()
+    assert int(defs["CCFAIR_CLASSIFIER_M_LD"]) == p["classifier"]["m_ld"]
+    assert int(defs["CCFAIR_SHIM_ETHER_TYPE"]) == int(p["shim"]["ether_type"], 16)
+    assert int(defs["CCFAIR_NUM_GROUPS"]) == P.num_groups(p)
+    # floats cannot be expressed in P4 and must not appear truncated
+    assert "CCFAIR_COCOA_GI_MULTIPLIER" not in defs
+
+
+def test_cpp_header_compiles_and_agrees(tmp_path):
+    hdr = tmp_path / "ccfair-params.h"
+    subprocess.check_call([sys.executable, GEN, "cpp", str(hdr)])
+    src = tmp_path / "t.cc"
+    src.write_text('#include "ccfair-params.h"\n#include <cstdio>\n'
+                   'int main(){std::printf("%lld %g %s\\n",(long long)ccfair::params::NUM_GROUPS,'
+                   'ccfair::params::COCOA_GI_MULTIPLIER,ccfair::params::GROUP_NAMES[2]);}\n')
+    exe = tmp_path / "t"
+    subprocess.check_call(["g++", "-std=c++17", "-I", str(tmp_path), str(src), "-o", str(exe)])
+    n, mult, name = subprocess.check_output([str(exe)]).decode().split()
+    p = P.load()
+    assert int(n) == P.num_groups(p)
+    assert float(mult) == p["cocoa"]["gi_multiplier"]
+    assert name == P.group_names(p)[2]
+
+
+def test_generator_usage_error():
+    r = subprocess.run([sys.executable, GEN, "java", "x"], capture_output=True, text=True)
+    assert r.returncode == 2 and "usage" in r.stderr
