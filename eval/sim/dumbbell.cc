@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: Apache-2.0
+// Dumbbell used by eval/run: N senders -> router L -> bottleneck -> router R -> N receivers.
+// One sender and one receiver node per flow, because ns-3 picks the TCP variant per node
+// (TcpL4Protocol::SocketType) and DCTCP's ECE echo needs the receiver to run DCTCP too.
+// The per-flow RTT lives on the sender's access link. The AQM under test is the root queue
+// disc of L's bottleneck device; every other device gets a deep pfifo so it never shapes
+// traffic. Validation of scenario files happens in eval/run (Python); this program only
+// rejects what it cannot build, with exit code 2. Output: one raw JSON line on stdout.
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
+#ifdef CCFAIR_MODEL
+#include "ccfair-queue-disc.h"
+#endif
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+// Bottleneck one-way propagation delay; the rest of each flow's RTT is on its access link.
+const double kBottleneckDelayMs = 1.0;
+
+struct FlowSpec
+{
+    std::string tcpType; // ns-3 TypeId name, e.g. ns3::TcpCubic (mapped from the CC name by eval/run)
+    double rttMs;
+    double startS;
+};
+
+[[noreturn]] void
+Fail(const std::string& msg)
+{
+    std::cerr << "dumbbell: " << msg << std::endl;
+    std::exit(2);
+}
+
+std::vector<std::string>
+Split(const std::string& s, char sep)
+{
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, sep))
+    {
+        if (!item.empty())
+        {
+            out.push_back(item);
+        }
+    }
+    return out;
+}
+
+// "ns3::TcpCubic,50,0;ns3::TcpVegas,50,0" -> flows
+std::vector<FlowSpec>
+ParseFlows(const std::string& s)
+{
+    std::vector<FlowSpec> flows;
+    for (const auto& f : Split(s, ';'))
+    {
+        auto parts = Split(f, ',');
+        if (parts.size() != 3)
+        {
+            Fail("--flows entry '" + f + "' is not TYPE,RTT_MS,START_S");
+        }
+        FlowSpec spec{parts[0], std::stod(parts[1]), std::stod(parts[2])};
+        TypeId tid;
+        if (!TypeId::LookupByNameFailSafe(spec.tcpType, &tid))
+        {
+            Fail("unknown TCP type '" + spec.tcpType + "' in --flows");
+        }
+        if (spec.rttMs < 2 * kBottleneckDelayMs)
+        {
+            Fail("rtt_ms " + parts[1] + " is below twice the bottleneck delay");
+        }
+        flows.push_back(spec);
+    }
+    if (flows.empty())
+    {
+        Fail("--flows is empty");
+    }
+    return flows;
+}
+
+std::string
+JsonStr(const std::string& s)
+{
+    std::string out = "\"";
+    for (char c : s)
+    {
+        if (c == '"' || c == '\\')
+        {
+            out += '\\';
+        }
+        out += c;
+    }
+    return out + "\"";
+}
+
+double
+Percentile(std::vector<double>& v, double p)
+{
+    if (v.empty())
+    {
+        return 0.0;
+    }
+    size_t k = std::min(v.size() - 1, static_cast<size_t>(p * (v.size() - 1) + 0.5));
+    std::nth_element(v.begin(), v.begin() + k, v.end());
+    return v[k];
+}
+
+// Measurement state, filled by trace sinks.
+struct Meter
+{
+    Time warmup;
+    uint64_t bottleneckTxBytes = 0; // IP bytes sent on the bottleneck after warm-up
+    std::vector<double> sojournMs;  // queue-disc sojourn times after warm-up
+    std::map<uint32_t, size_t> flowBySrc; // sender IPv4 (host order) -> flow index
+    struct Change
+    {
+        double t;
+        size_t flow;
+        int oldGroup;
+        int newGroup;
+    };
+    std::vector<Change> changes;
+};
+
+Meter g_meter;
+
+void
+OnMacTx(Ptr<const Packet> p)
+{
+    if (Simulator::Now() >= g_meter.warmup)
+    {
+        g_meter.bottleneckTxBytes += p->GetSize();
+    }
+}
+
+void
+OnSojourn(Time t)
+{
+    if (Simulator::Now() >= g_meter.warmup)
+    {
+        g_meter.sojournMs.push_back(t.GetSeconds() * 1e3);
+    }
+}
+
+#ifdef CCFAIR_MODEL
+void
+OnGroupChange(Ipv4Address src, uint16_t, Ipv4Address, uint16_t, uint8_t oldGroup, uint8_t newGroup)
+{
+    auto it = g_meter.flowBySrc.find(src.Get());
+    if (it != g_meter.flowBySrc.end())
+    {
+        g_meter.changes.push_back({Simulator::Now().GetSeconds(), it->second, oldGroup, newGroup});
+    }
+}
+#endif
+
+// Root queue disc for the AQM under test. ECN marking is on for every AQM that can mark, as
+// in Linux fq_codel; only DCTCP flows negotiate ECN, the others are dropped instead.
+Ptr<QueueDisc>
+InstallAqm(const std::string& aqm, Ptr<NetDevice> dev, uint32_t bufferPkts, double rateMbps)
+{
+    TrafficControlHelper tch;
+    std::string limit = std::to_string(bufferPkts) + "p";
+    if (aqm == "fifo")
+    {
+        tch.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", StringValue(limit));
+    }
+    else if (aqm == "red")
+    {
+        tch.SetRootQueueDisc("ns3::RedQueueDisc",
+                             "MaxSize", StringValue(limit),
+                             "LinkBandwidth", DataRateValue(DataRate(rateMbps * 1e6)),
+                             "LinkDelay", TimeValue(MilliSeconds(kBottleneckDelayMs)),
+                             "UseEcn", BooleanValue(true));
+    }
+    else if (aqm == "codel")
+    {
+        tch.SetRootQueueDisc("ns3::CoDelQueueDisc", "MaxSize", StringValue(limit),
+                             "UseEcn", BooleanValue(true));
+    }
+    else if (aqm == "fq_codel")
+    {
+        tch.SetRootQueueDisc("ns3::FqCoDelQueueDisc", "MaxSize", StringValue(limit),
+                             "UseEcn", BooleanValue(true));
+    }
+    else if (aqm == "pie")
+    {
+        tch.SetRootQueueDisc("ns3::PieQueueDisc", "MaxSize", StringValue(limit),
+                             "UseEcn", BooleanValue(true));
+    }
+    else if (aqm == "fq_pie")
+    {
+        tch.SetRootQueueDisc("ns3::FqPieQueueDisc", "MaxSize", StringValue(limit),
+                             "UseEcn", BooleanValue(true));
+    }
+    else if (aqm == "ccfair")
+    {
+#ifdef CCFAIR_MODEL
+        // Target delay, ECN and controller period come from params/ccfair.json via the
+        // model's defaults; only the link rate is a property of the scenario.
+        tch.SetRootQueueDisc("ns3::CcfairQueueDisc",
+                             "LinkRate", DataRateValue(DataRate(rateMbps * 1e6)));
+#else
+        Fail("aqm 'ccfair' is unavailable: the ccfair model (eval/model/ccfair-queue-disc.h) "
+             "was not built into this binary");
+#endif
+    }
+    else
+    {
+        Fail("unknown aqm '" + aqm + "'");
+    }
+    QueueDiscContainer qd = tch.Install(dev);
+    return qd.Get(0);
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    double rateMbps = 20;
+    uint32_t bufferPkts = 200;
+    double durationS = 30;
+    double warmupS = 10;
+    uint32_t seed = 1;
+    double timelineMs = 0;
+    double accessFactor = 10;
+    std::string aqm = "fifo";
+    std::string flowsArg;
+
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("rate_mbps", "bottleneck rate (Mbit/s)", rateMbps);
+    cmd.AddValue("buffer_pkts", "bottleneck buffer (packets)", bufferPkts);
+    cmd.AddValue("duration_s", "simulated time (s)", durationS);
+    cmd.AddValue("warmup_s", "measurement starts here (s)", warmupS);
+    cmd.AddValue("seed", "run number for the RNG", seed);
+    cmd.AddValue("aqm", "fifo|red|codel|fq_codel|pie|fq_pie|ccfair", aqm);
+    cmd.AddValue("flows", "TYPE,RTT_MS,START_S;...", flowsArg);
+    cmd.AddValue("timeline_ms", "per-flow throughput sample period, 0 = off", timelineMs);
+    cmd.AddValue("access_factor", "access link rate / bottleneck rate", accessFactor);
+    cmd.Parse(argc, argv);
+
+    if (rateMbps <= 0 || bufferPkts == 0 || durationS <= 0 || warmupS < 0 || warmupS >= durationS)
+    {
+        Fail("need rate_mbps > 0, buffer_pkts > 0 and 0 <= warmup_s < duration_s");
+    }
+    std::vector<FlowSpec> flows = ParseFlows(flowsArg);
+    RngSeedManager::SetSeed(1);
+    RngSeedManager::SetRun(seed);
+    g_meter.warmup = Seconds(warmupS);
+
+    // Linux-like TCP: 1448-byte segments, IW10, 200 ms min RTO, buffers large enough that
+    // windows never limit a flow (the bottleneck queue must be the only limit).
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));
+    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(1 << 24));
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(1 << 24));
+    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(200)));
+
+    const size_t n = flows.size();
+    NodeContainer routers;
+    routers.Create(2);
+    NodeContainer senders;
+    senders.Create(n);
+    NodeContainer receivers;
+    receivers.Create(n);
+    InternetStackHelper stack;
+    stack.InstallAll();
+
+    // Deep pfifo everywhere except the bottleneck, so only the AQM under test queues.
+    TrafficControlHelper deepFifo;
+    deepFifo.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", StringValue("100000p"));
+
+    PointToPointHelper bottleneck;
+    bottleneck.SetDeviceAttribute("DataRate", DataRateValue(DataRate(rateMbps * 1e6)));
+    bottleneck.SetChannelAttribute("Delay", TimeValue(MilliSeconds(kBottleneckDelayMs)));
+    bottleneck.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue("1p"));
+    NetDeviceContainer bnDevs = bottleneck.Install(routers.Get(0), routers.Get(1));
+    Ptr<QueueDisc> qdisc = InstallAqm(aqm, bnDevs.Get(0), bufferPkts, rateMbps);
+    deepFifo.Install(bnDevs.Get(1));
+
+    Ipv4AddressHelper addr;
+    addr.SetBase("10.255.0.0", "255.255.255.0");
+    addr.Assign(bnDevs);
+
+    PointToPointHelper access;
+    access.SetDeviceAttribute("DataRate", DataRateValue(DataRate(rateMbps * accessFactor * 1e6)));
+    std::vector<Ipv4Address> rcvAddr(n);
+    Ptr<UniformRandomVariable> jitter = CreateObject<UniformRandomVariable>();
+    for (size_t i = 0; i < n; ++i)
+    {
+        TypeId tid = TypeId::LookupByName(flows[i].tcpType);
+        for (Ptr<Node> node : {senders.Get(i), receivers.Get(i)})
+        {
+            std::ostringstream path;
+            path << "/NodeList/" << node->GetId() << "/$ns3::TcpL4Protocol/SocketType";
+            Config::Set(path.str(), TypeIdValue(tid));
+        }
+        double oneWayMs = flows[i].rttMs / 2 - kBottleneckDelayMs;
+        access.SetChannelAttribute("Delay", TimeValue(MicroSeconds(oneWayMs * 1e3)));
+        NetDeviceContainer s = access.Install(senders.Get(i), routers.Get(0));
+        access.SetChannelAttribute("Delay", TimeValue(Seconds(0)));
+        NetDeviceContainer r = access.Install(routers.Get(1), receivers.Get(i));
+        deepFifo.Install(s);
+        deepFifo.Install(r);
+        // 10.<i/250>.<i%250>.0/24-style subnets: plenty for the 128-flow mixes.
+        std::ostringstream sb, rb;
+        sb << "10." << (i / 250) << "." << (i % 250) << ".0";
+        rb << "10." << (100 + i / 250) << "." << (i % 250) << ".0";
+        addr.SetBase(sb.str().c_str(), "255.255.255.0");
+        Ipv4InterfaceContainer si = addr.Assign(s);
+        addr.SetBase(rb.str().c_str(), "255.255.255.0");
+        Ipv4InterfaceContainer ri = addr.Assign(r);
+        g_meter.flowBySrc[si.GetAddress(0).Get()] = i;
+        rcvAddr[i] = ri.GetAddress(1);
+    }
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+
+    const uint16_t port = 5000;
+    std::vector<Ptr<PacketSink>> sinks(n);
+    for (size_t i = 0; i < n; ++i)
+    {
+        PacketSinkHelper sinkHelper("ns3::TcpSocketFactory",
+                                    InetSocketAddress(Ipv4Address::GetAny(), port));
+        ApplicationContainer sa = sinkHelper.Install(receivers.Get(i));
+        sa.Start(Seconds(0));
+        sinks[i] = DynamicCast<PacketSink>(sa.Get(0));
+
+        BulkSendHelper bulk("ns3::TcpSocketFactory", InetSocketAddress(rcvAddr[i], port));
+        bulk.SetAttribute("MaxBytes", UintegerValue(0));
+        bulk.SetAttribute("SendSize", UintegerValue(1448 * 8));
+        ApplicationContainer ba = bulk.Install(senders.Get(i));
+        // A seeded start jitter in [0, 10 ms) separates flows that a scenario starts together,
+        // so that the seed actually changes the run.
+        ba.Start(Seconds(flows[i].startS) + MicroSeconds(jitter->GetValue(0, 10000)));
+        ba.Stop(Seconds(durationS));
+    }
+
+    bnDevs.Get(0)->TraceConnectWithoutContext("MacTx", MakeCallback(&OnMacTx));
+    qdisc->TraceConnectWithoutContext("SojournTime", MakeCallback(&OnSojourn));
+#ifdef CCFAIR_MODEL
+    if (aqm == "ccfair")
+    {
+        qdisc->TraceConnectWithoutContext("GroupChange", MakeCallback(&OnGroupChange));
+    }
+#endif
+
+    std::vector<uint64_t> rxAtWarmup(n, 0);
+    QueueDisc::Stats statsAtWarmup;
+    bool haveWarmupStats = false;
+    Simulator::Schedule(Seconds(warmupS), [&]() {
+        for (size_t i = 0; i < n; ++i)
+        {
+            rxAtWarmup[i] = sinks[i]->GetTotalRx();
+        }
+        statsAtWarmup = qdisc->GetStats();
+        haveWarmupStats = true;
+    });
+
+    // Per-flow throughput timeline (for plots), sampled from the sinks.
+    std::vector<std::vector<double>> timeline(n);
+    std::vector<uint64_t> lastRx(n, 0);
+    std::function<void()> sample;
+    if (timelineMs > 0)
+    {
+        sample = [&]() {
+            for (size_t i = 0; i < n; ++i)
+            {
+                uint64_t rx = sinks[i]->GetTotalRx();
+                timeline[i].push_back((rx - lastRx[i]) * 8.0 / (timelineMs * 1e3));
+                lastRx[i] = rx;
+            }
+            if (Simulator::Now() + MilliSeconds(timelineMs) <= Seconds(durationS))
+            {
+                Simulator::Schedule(MilliSeconds(timelineMs), sample);
+            }
+        };
+        Simulator::Schedule(MilliSeconds(timelineMs), sample);
+    }
+
+    // 1 ns past the end so that the last timeline sample at duration_s still runs.
+    Simulator::Stop(Seconds(durationS) + NanoSeconds(1));
+    Simulator::Run();
+
+    const QueueDisc::Stats& endStats = qdisc->GetStats();
+    uint64_t drops = endStats.nTotalDroppedPackets - (haveWarmupStats ? statsAtWarmup.nTotalDroppedPackets : 0);
+    uint64_t marks = endStats.nTotalMarkedPackets - (haveWarmupStats ? statsAtWarmup.nTotalMarkedPackets : 0);
+    double p50 = Percentile(g_meter.sojournMs, 0.50);
+    double p99 = Percentile(g_meter.sojournMs, 0.99);
+
+    std::ostringstream o;
+    o.precision(6);
+    o << "{\"rate_mbps\":" << rateMbps << ",\"measure_s\":" << (durationS - warmupS)
+      << ",\"bottleneck_tx_bytes\":" << g_meter.bottleneckTxBytes << ",\"drops\":" << drops
+      << ",\"marks\":" << marks << ",\"qdelay_samples\":" << g_meter.sojournMs.size()
+      << ",\"qdelay_p50_ms\":" << p50 << ",\"qdelay_p99_ms\":" << p99 << ",\"flows\":[";
+    for (size_t i = 0; i < n; ++i)
+    {
+        o << (i ? "," : "") << "{\"type\":" << JsonStr(flows[i].tcpType)
+          << ",\"rtt_ms\":" << flows[i].rttMs << ",\"start_s\":" << flows[i].startS
+          << ",\"rx_bytes_total\":" << sinks[i]->GetTotalRx()
+          << ",\"rx_bytes_measured\":" << (sinks[i]->GetTotalRx() - rxAtWarmup[i]);
+        if (timelineMs > 0)
+        {
+            o << ",\"timeline_mbps\":[";
+            for (size_t k = 0; k < timeline[i].size(); ++k)
+            {
+                o << (k ? "," : "") << timeline[i][k];
+            }
+            o << "]";
+        }
+        o << ",\"group_changes\":[";
+        bool first = true;
+        for (const auto& c : g_meter.changes)
+        {
+            if (c.flow == i)
+            {
+                o << (first ? "" : ",") << "[" << c.t << "," << c.oldGroup << "," << c.newGroup << "]";
+                first = false;
+            }
+        }
+        o << "]}";
+    }
+    o << "]";
+#ifdef CCFAIR_MODEL
+    if (aqm == "ccfair")
+    {
+        auto cq = DynamicCast<CcfairQueueDisc>(qdisc);
+        if (cq)
+        {
+            o << ",\"model_stats\":" << cq->GetStatsJson();
+        }
+    }
+#endif
+    o << "}";
+    std::cout << o.str() << std::endl;
+    Simulator::Destroy();
+    return 0;
+}
