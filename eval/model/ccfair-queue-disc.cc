@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ccfair-queue-disc.h"
+
+#include "ccfair-params.h"
+#include "pipeline.h"
+
+#include "ns3/double.h"
+#include "ns3/ipv4-queue-disc-item.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/tcp-header.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("CcfairQueueDisc");
+NS_OBJECT_ENSURE_REGISTERED(CcfairQueueDisc);
+
+namespace P = ccfair::params;
+
+TypeId
+CcfairQueueDisc::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::CcfairQueueDisc")
+            .SetParent<QueueDisc>()
+            .SetGroupName("TrafficControl")
+            .AddConstructor<CcfairQueueDisc>()
+            .AddAttribute("MaxSize",
+                          "Shared buffer of the port (packets); each queue also has its Cocoa limit.",
+                          QueueSizeValue(QueueSize("25000p")),
+                          MakeQueueSizeAccessor(&QueueDisc::SetMaxSize, &QueueDisc::GetMaxSize),
+                          MakeQueueSizeChecker())
+            .AddAttribute("LinkRate",
+                          "Bottleneck rate (fair BDP and fair rate of the controller).",
+                          DataRateValue(DataRate("100Mbps")),
+                          MakeDataRateAccessor(&CcfairQueueDisc::m_linkRate),
+                          MakeDataRateChecker())
+            .AddAttribute("TargetDelay",
+                          "Target queuing delay of the per-queue CTV control (params aqm.target_delay_us).",
+                          TimeValue(MicroSeconds(P::AQM_TARGET_DELAY_US)),
+                          MakeTimeAccessor(&CcfairQueueDisc::m_targetDelay),
+                          MakeTimeChecker())
+            .AddAttribute("UseEcn",
+                          "CE-mark ECN-capable packets instead of dropping them (params aqm.ecn).",
+                          BooleanValue(P::AQM_ECN != 0),
+                          MakeBooleanAccessor(&CcfairQueueDisc::m_useEcn),
+                          MakeBooleanChecker())
+            .AddAttribute("ControllerPeriod",
+                          "Period of the emulated controller loop (queue allocation, fair rate, RTT bands).",
+                          TimeValue(MilliSeconds(100)),
+                          MakeTimeAccessor(&CcfairQueueDisc::m_controllerPeriod),
+                          MakeTimeChecker())
+            .AddAttribute("MLd",
+                          "Aggressive intervals to become loss-delay (params classifier.m_ld).",
+                          UintegerValue(P::CLASSIFIER_M_LD),
+                          MakeUintegerAccessor(&CcfairQueueDisc::m_mLd),
+                          MakeUintegerChecker<uint32_t>(1, 255))
+            .AddAttribute("MPl",
+                          "Aggressive intervals to become purely loss-based (params classifier.m_pl).",
+                          UintegerValue(P::CLASSIFIER_M_PL),
+                          MakeUintegerAccessor(&CcfairQueueDisc::m_mPl),
+                          MakeUintegerChecker<uint32_t>(1, 255))
+            .AddAttribute("MM",
+                          "BwEst patterns to become model-based (params classifier.m_m).",
+                          UintegerValue(P::CLASSIFIER_M_M),
+                          MakeUintegerAccessor(&CcfairQueueDisc::m_mM),
+                          MakeUintegerChecker<uint32_t>(1, 255))
+            .AddAttribute("NumQueues",
+                          "Queues per port (params queues.per_port).",
+                          UintegerValue(P::QUEUES_PER_PORT),
+                          MakeUintegerAccessor(&CcfairQueueDisc::m_numQueues),
+                          MakeUintegerChecker<uint32_t>(3, 64))
+            .AddAttribute("FlowTableSize",
+                          "Flow-table slots (power of two).",
+                          UintegerValue(4096),
+                          MakeUintegerAccessor(&CcfairQueueDisc::m_flowTableSize),
+                          MakeUintegerChecker<uint32_t>(1, 1u << 20))
+            .AddAttribute("Quantum",
+                          "DRR quantum in bytes (equal for every queue).",
+                          UintegerValue(1514),
+                          MakeUintegerAccessor(&CcfairQueueDisc::m_quantum),
+                          MakeUintegerChecker<uint32_t>(64))
+            .AddTraceSource("GroupChange",
+                            "A flow was reclassified (first report of a flow: ant -> mouse).",
+                            MakeTraceSourceAccessor(&CcfairQueueDisc::m_groupChange),
+                            "ns3::CcfairQueueDisc::GroupChangeCallback");
+    return tid;
+}
+
+CcfairQueueDisc::CcfairQueueDisc()
+    : QueueDisc(QueueDiscSizePolicy::MULTIPLE_QUEUES, QueueSizeUnit::PACKETS)
+{
+    m_rng = CreateObject<UniformRandomVariable>();
+}
+
+CcfairQueueDisc::~CcfairQueueDisc() = default;
+
+const ccfair::Pipeline&
+CcfairQueueDisc::GetPipeline() const
+{
+    return *m_pipe;
+}
+
+uint64_t
+CcfairQueueDisc::NowNs() const
+{
+    return uint64_t(Simulator::Now().GetNanoSeconds());
+}
+
+bool
+CcfairQueueDisc::CheckConfig()
+{
+    if (GetNQueueDiscClasses() > 0 || GetNInternalQueues() > 0 || GetNPacketFilters() > 0)
+    {
+        NS_LOG_ERROR("CcfairQueueDisc has its own queues; no classes, internal queues or filters");
+        return false;
+    }
+    if (m_flowTableSize & (m_flowTableSize - 1))
+    {
+        NS_LOG_ERROR("FlowTableSize must be a power of two");
+        return false;
+    }
+    if (m_linkRate.GetBitRate() == 0)
+    {
+        NS_LOG_ERROR("LinkRate must be > 0");
+        return false;
+    }
+    return true;
+}
+
+void
+CcfairQueueDisc::InitializeParams()
+{
+    ccfair::Config c = ccfair::Config::Defaults();
+    c.link_rate_bps = m_linkRate.GetBitRate();
+    c.target_delay_us = uint32_t(m_targetDelay.GetMicroSeconds());
+    c.ecn = m_useEcn;
+    c.m_ld = m_mLd;
+    c.m_pl = m_mPl;
+    c.m_m = m_mM;
+    c.num_queues = m_numQueues;
+    c.flow_table_size = m_flowTableSize;
+    c.quantum_bytes = m_quantum;
+    c.buffer_pkts = GetMaxSize().GetValue();
+    m_pipe = std::make_unique<ccfair::Pipeline>(c, 1 + m_rng->GetInteger(0, 0x7fffffff));
+    m_queues.assign(m_numQueues, {});
+    m_pipe->onGroupChange = [this](const ccfair::Flow& f, uint8_t o, uint8_t n) {
+        m_groupChange(Ipv4Address(f.a_ip), f.a_port, Ipv4Address(f.b_ip), f.b_port, o, n);
+    };
+    m_controllerEvent = Simulator::Schedule(m_controllerPeriod, &CcfairQueueDisc::ControllerTick, this);
+}
+
+void
+CcfairQueueDisc::ControllerTick()
+{
+    m_pipe->ControllerTick(NowNs());
+    m_controllerEvent = Simulator::Schedule(m_controllerPeriod, &CcfairQueueDisc::ControllerTick, this);
+}
+
+bool
+CcfairQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
+{
+    ccfair::Pkt p;
+    p.t_ns = NowNs();
+    p.size = item->GetSize();
+    p.tcp = false;
+    Ptr<Ipv4QueueDiscItem> ip = DynamicCast<Ipv4QueueDiscItem>(item);
+    if (ip)
+    {
+        const Ipv4Header& h = ip->GetHeader();
+        p.src = h.GetSource().Get();
+        p.dst = h.GetDestination().Get();
+        p.ect = h.GetEcn() != Ipv4Header::ECN_NotECT;
+        TcpHeader tcp;
+        if (h.GetProtocol() == 6 && h.GetFragmentOffset() == 0 &&
+            ip->GetPacket()->PeekHeader(tcp) >= 20)
+        {
+            p.tcp = true;
+            p.sport = tcp.GetSourcePort();
+            p.dport = tcp.GetDestinationPort();
+            p.flags = tcp.GetFlags();
+            uint32_t hl = tcp.GetSerializedSize();
+            uint32_t l4 = ip->GetPacket()->GetSize();
+            p.payload = l4 > hl ? l4 - hl : 0;
+        }
+    }
+    p.rand16 = uint16_t(m_rng->GetInteger(1, 65535));
+    ccfair::EnqResult r = m_pipe->Enqueue(p);
+    switch (r.verdict)
+    {
+    case ccfair::Verdict::ENQUEUED:
+        m_queues[r.queue].push_back(item);
+        return true;
+    case ccfair::Verdict::DROP_PROACTIVE:
+        DropBeforeEnqueue(item, "ccfair slow-start proactive drop");
+        return false;
+    case ccfair::Verdict::DROP_LIMIT:
+    default:
+        DropBeforeEnqueue(item, "ccfair queue limit");
+        return false;
+    }
+}
+
+Ptr<QueueDiscItem>
+CcfairQueueDisc::DoDequeue()
+{
+    const uint64_t now = NowNs();
+    for (;;)
+    {
+        ccfair::DeqResult r = m_pipe->Dequeue(now);
+        if (!r.valid)
+            return nullptr;
+        Ptr<QueueDiscItem> item = m_queues[r.queue].front();
+        m_queues[r.queue].pop_front();
+        if (r.action == ccfair::Action::DROP)
+        {
+            DropAfterDequeue(item, "ccfair PV below CTV");
+            continue;
+        }
+        if (r.action == ccfair::Action::MARK && !Mark(item, "ccfair PV below CTV"))
+        {
+            DropAfterDequeue(item, "ccfair PV below CTV");
+            continue;
+        }
+        return item;
+    }
+}
+
+void
+CcfairQueueDisc::DoDispose()
+{
+    m_controllerEvent.Cancel();
+    m_queues.clear();
+    m_pipe.reset();
+    QueueDisc::DoDispose();
+}
+
+int
+CcfairQueueDisc::GetFlowGroup(Ipv4Address src, uint16_t sport, Ipv4Address dst, uint16_t dport) const
+{
+    return m_pipe ? m_pipe->GroupOf(src.Get(), sport, dst.Get(), dport) : -1;
+}
+
+std::string
+CcfairQueueDisc::GetStatsJson() const
+{
+    return m_pipe ? m_pipe->StatsJson() : std::string("{}");
+}
+
+} // namespace ns3

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+// ns-3 adapter around the ns-3-free ccfair pipeline (pipeline.h). Install on the
+// bottleneck device (router -> receiver direction):
+//   TrafficControlHelper tch; tch.SetRootQueueDisc("ns3::CcfairQueueDisc",
+//       "LinkRate", DataRateValue(DataRate("100Mbps")));
+// The adapter only parses headers, keeps the per-queue packet FIFOs and runs the
+// emulated controller loop; every decision is taken by ccfair::Pipeline.
+#pragma once
+
+#include "ns3/boolean.h"
+#include "ns3/data-rate.h"
+#include "ns3/event-id.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/nstime.h"
+#include "ns3/queue-disc.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/traced-callback.h"
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ccfair
+{
+class Pipeline;
+}
+
+namespace ns3
+{
+
+class CcfairQueueDisc : public QueueDisc
+{
+  public:
+    static TypeId GetTypeId();
+    CcfairQueueDisc();
+    ~CcfairQueueDisc() override;
+
+    /** Group id (params GROUP_*) of the flow, either direction of the 4-tuple; -1 if untracked. */
+    int GetFlowGroup(Ipv4Address src, uint16_t sport, Ipv4Address dst, uint16_t dport) const;
+
+    /** Counters per group (pkts, bytes, drops, marks, active flows) and per queue (CTV, max delay, limit). */
+    std::string GetStatsJson() const;
+
+    /** Signature of the "GroupChange" trace source, fired on every reclassification. */
+    typedef void (*GroupChangeCallback)(Ipv4Address src,
+                                        uint16_t sport,
+                                        Ipv4Address dst,
+                                        uint16_t dport,
+                                        uint8_t oldGroup,
+                                        uint8_t newGroup);
+
+    /** Direct access for tests and the runner (read-only use). */
+    const ccfair::Pipeline& GetPipeline() const;
+
+  private:
+    bool DoEnqueue(Ptr<QueueDiscItem> item) override;
+    Ptr<QueueDiscItem> DoDequeue() override;
+    bool CheckConfig() override;
+    void InitializeParams() override;
+    void DoDispose() override;
+
+    void ControllerTick();
+    uint64_t NowNs() const;
+
+    // attributes
+    DataRate m_linkRate;
+    Time m_targetDelay;
+    bool m_useEcn;
+    Time m_controllerPeriod;
+    uint32_t m_mLd;
+    uint32_t m_mPl;
+    uint32_t m_mM;
+    uint32_t m_numQueues;
+    uint32_t m_flowTableSize;
+    uint32_t m_quantum;
+
+    std::unique_ptr<ccfair::Pipeline> m_pipe;
+    std::vector<std::deque<Ptr<QueueDiscItem>>> m_queues; //!< items, parallel to the pipeline's metadata FIFOs
+    Ptr<UniformRandomVariable> m_rng;
+    EventId m_controllerEvent;
+    TracedCallback<Ipv4Address, uint16_t, Ipv4Address, uint16_t, uint8_t, uint8_t> m_groupChange;
+};
+
+} // namespace ns3
