@@ -198,7 +198,7 @@ def summarise(s, raw, timeline_ms=0):
     out = {
         "name": s["name"], "aqm": s["aqm"],
         "jfi": jfi([f["goodput_mbps"] for f in flows]),
-        "utilization": raw["bottleneck_tx_bytes"] * 8 / (s["rate_mbps"] * 1e6 * measure_s),
+        "utilization": raw["bottleneck_busy_s"] / measure_s,
         "qdelay_p50_ms": raw["qdelay_p50_ms"], "qdelay_p99_ms": raw["qdelay_p99_ms"],
         "drops": raw["drops"], "marks": raw["marks"],
         "flows": flows,

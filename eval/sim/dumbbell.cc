@@ -22,6 +22,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 using namespace ns3;
@@ -124,8 +125,12 @@ Percentile(std::vector<double>& v, double p)
 struct Meter
 {
     Time warmup;
-    uint64_t bottleneckTxBytes = 0; // IP bytes sent on the bottleneck after warm-up
-    std::vector<double> sojournMs;  // queue-disc sojourn times after warm-up
+    Time end;
+    double bitRate = 0;
+    double busyS = 0; // bottleneck transmission time inside [warmup, end]
+    uint32_t bnInterface = 0;       // router L's IPv4 interface index of the bottleneck
+    std::unordered_map<uint64_t, Time> enteredAt; // packet uid -> time IP handed it to TC
+    std::vector<double> sojournMs;  // bottleneck queuing delays of packets sent after warm-up
     std::map<uint32_t, size_t> flowBySrc; // sender IPv4 (host order) -> flow index
     struct Change
     {
@@ -139,21 +144,52 @@ struct Meter
 
 Meter g_meter;
 
+// Queuing delay is measured outside the queue disc, from IP's hand-over to traffic control
+// (Ipv4L3Protocol "Tx" on router L) to the device starting the transmission (PhyTxBegin),
+// so it covers the root queue disc and the device queue alike whatever the AQM does inside.
 void
-OnMacTx(Ptr<const Packet> p)
+OnIpTx(Ptr<const Packet> p, Ptr<Ipv4>, uint32_t interface)
 {
-    if (Simulator::Now() >= g_meter.warmup)
+    if (interface == g_meter.bnInterface)
     {
-        g_meter.bottleneckTxBytes += p->GetSize();
+        g_meter.enteredAt[p->GetUid()] = Simulator::Now();
     }
 }
 
 void
-OnSojourn(Time t)
+RecordDelay(Ptr<const Packet> p)
 {
+    auto it = g_meter.enteredAt.find(p->GetUid());
+    if (it == g_meter.enteredAt.end())
+    {
+        return;
+    }
     if (Simulator::Now() >= g_meter.warmup)
     {
-        g_meter.sojournMs.push_back(t.GetSeconds() * 1e3);
+        g_meter.sojournMs.push_back((Simulator::Now() - it->second).GetSeconds() * 1e3);
+    }
+    g_meter.enteredAt.erase(it);
+}
+
+void
+OnQueueDrop(Ptr<const QueueDiscItem> item)
+{
+    g_meter.enteredAt.erase(item->GetPacket()->GetUid());
+}
+
+// Utilisation = the share of the measurement window the bottleneck spends transmitting
+// (PPP header included), each transmission clipped to the window, so it cannot exceed 1.
+void
+OnPhyTxBegin(Ptr<const Packet> p)
+{
+    RecordDelay(p);
+    double t0 = Simulator::Now().GetSeconds();
+    double t1 = t0 + p->GetSize() * 8.0 / g_meter.bitRate;
+    double lo = std::max(t0, g_meter.warmup.GetSeconds());
+    double hi = std::min(t1, g_meter.end.GetSeconds());
+    if (hi > lo)
+    {
+        g_meter.busyS += hi - lo;
     }
 }
 
@@ -263,6 +299,8 @@ main(int argc, char* argv[])
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(seed);
     g_meter.warmup = Seconds(warmupS);
+    g_meter.end = Seconds(durationS);
+    g_meter.bitRate = rateMbps * 1e6;
 
     // Linux-like TCP: 1448-byte segments, IW10, 200 ms min RTO, buffers large enough that
     // windows never limit a flow (the bottleneck queue must be the only limit).
@@ -351,8 +389,11 @@ main(int argc, char* argv[])
         ba.Stop(Seconds(durationS));
     }
 
-    bnDevs.Get(0)->TraceConnectWithoutContext("MacTx", MakeCallback(&OnMacTx));
-    qdisc->TraceConnectWithoutContext("SojournTime", MakeCallback(&OnSojourn));
+    bnDevs.Get(0)->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&OnPhyTxBegin));
+    Ptr<Ipv4L3Protocol> ipL = routers.Get(0)->GetObject<Ipv4L3Protocol>();
+    g_meter.bnInterface = ipL->GetInterfaceForDevice(bnDevs.Get(0));
+    ipL->TraceConnectWithoutContext("Tx", MakeCallback(&OnIpTx));
+    qdisc->TraceConnectWithoutContext("Drop", MakeCallback(&OnQueueDrop));
 #ifdef CCFAIR_MODEL
     if (aqm == "ccfair")
     {
@@ -404,9 +445,9 @@ main(int argc, char* argv[])
     double p99 = Percentile(g_meter.sojournMs, 0.99);
 
     std::ostringstream o;
-    o.precision(6);
+    o.precision(9);
     o << "{\"rate_mbps\":" << rateMbps << ",\"measure_s\":" << (durationS - warmupS)
-      << ",\"bottleneck_tx_bytes\":" << g_meter.bottleneckTxBytes << ",\"drops\":" << drops
+      << ",\"bottleneck_busy_s\":" << g_meter.busyS << ",\"drops\":" << drops
       << ",\"marks\":" << marks << ",\"qdelay_samples\":" << g_meter.sojournMs.size()
       << ",\"qdelay_p50_ms\":" << p50 << ",\"qdelay_p99_ms\":" << p99 << ",\"flows\":[";
     for (size_t i = 0; i < n; ++i)

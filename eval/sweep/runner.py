@@ -1,0 +1,79 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Parallel scenario runner with a progress bar, shared by the demo and `make eval`.
+
+Each job is one simulator process, so threads are enough to keep every core busy.
+Results are cached under eval/build/sweep-cache/ keyed by the simulator's command
+line and the binary's hash: a re-run after a model change recomputes everything,
+an interrupted `make eval` with EVAL_RESUME=1 resumes.
+"""
+import concurrent.futures as cf
+import hashlib
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "pylib"))
+import ccfair_eval as ce  # noqa: E402
+
+CACHE = os.path.join(ce.EVAL, "build", "sweep-cache")
+
+
+def jobs():
+    return int(os.environ.get("EVAL_JOBS", os.cpu_count() or 1))
+
+
+def _binary_hash():
+    with open(ce.SIM, "rb") as fh:
+        return hashlib.sha256(fh.read()).hexdigest()[:16]
+
+
+class Progress:
+    def __init__(self, total, label):
+        self.total, self.label, self.done, self.t0 = total, label, 0, time.time()
+        self.tty = sys.stderr.isatty()
+        self._draw()
+
+    def step(self):
+        self.done += 1
+        self._draw()
+
+    def _draw(self):
+        width = 30
+        filled = int(width * self.done / max(self.total, 1))
+        el = time.time() - self.t0
+        eta = el / self.done * (self.total - self.done) if self.done else 0
+        line = "%-10s [%s%s] %d/%d  %4.0fs elapsed, ~%4.0fs left" % (
+            self.label, "#" * filled, "." * (width - filled), self.done, self.total, el, eta)
+        if self.tty:
+            sys.stderr.write("\r" + line + ("\n" if self.done == self.total else ""))
+        elif self.done == self.total or self.done % max(1, self.total // 10) == 0:
+            sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+
+def run_many(scenarios, label="sweep", timeline_ms=0):
+    """Run validated scenarios in parallel; return (results in input order, wall seconds)."""
+    os.makedirs(CACHE, exist_ok=True)
+    binhash = _binary_hash()
+    t0 = time.time()
+    bar = Progress(len(scenarios), label)
+
+    def one(s):
+        key = hashlib.sha256((binhash + "\0" + "\0".join(ce.sim_args(s, timeline_ms)[1:]))
+                             .encode()).hexdigest()[:24]
+        path = os.path.join(CACHE, key + ".json")
+        if os.path.exists(path):
+            with open(path) as fh:
+                res = json.load(fh)
+        else:
+            res = ce.run(s, timeline_ms)
+            with open(path + ".tmp", "w") as fh:
+                json.dump(res, fh)
+            os.replace(path + ".tmp", path)
+        bar.step()
+        return res
+
+    with cf.ThreadPoolExecutor(max_workers=jobs()) as ex:
+        results = list(ex.map(one, scenarios))
+    return results, time.time() - t0
