@@ -1,0 +1,245 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Base class of every ccfair PTF test (after fabric-tna's P4RuntimeTest).
+
+- pushes the pipeline once per PTF run (SetForwardingPipelineConfig with the
+  compiled program and its P4Info; skipped when the device already runs a
+  pipeline with the same cookie);
+- resolves every P4 name through the P4Info at run time, and only accepts the
+  names declared in lib/contract.py, the list ``make test`` cross-checks
+  against the committed P4Info;
+- records what a test writes and deletes it in tearDown, so tests are independent.
+
+Test parameters (``--test-params``, set by ptf-tests/run): p4info, device_config,
+grpcaddr, device_id, profile, cpu_port, shaped_port, vectors.
+"""
+import hashlib
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
+
+import ptf  # noqa: E402
+import ptf.testutils as tu  # noqa: E402
+from ptf.base_tests import BaseTest  # noqa: E402
+
+import contract  # noqa: E402
+import p4rt  # noqa: E402
+import packets as K  # noqa: E402
+from ccfair import params as P  # noqa: E402
+from p4info import P4Info  # noqa: E402
+
+IG, EG = contract.IG, contract.EG
+DIGEST = "reclass_digest_t"
+_PIPELINE_COOKIE = None  # set once the pipeline of this run is on the device
+
+
+def param(name, default=None):
+    v = tu.test_param_get(name, default)
+    return default if v is None else v
+
+
+class CcfairTest(BaseTest):
+    """P4Runtime-driven test on one switch; subclasses implement runTest."""
+
+    def setUp(self):
+        BaseTest.setUp(self)
+        global _PIPELINE_COOKIE
+        self.dataplane = ptf.dataplane_instance
+        self.dataplane.flush()
+        self.params = P.load()
+        self.profile = param("profile", "tofino")
+        p4info_path = param("p4info")
+        if not p4info_path:
+            self.fail("test parameter p4info not given (run the suite through ptf-tests/run)")
+        self.info = P4Info.from_file(p4info_path)
+        self.sw = p4rt.Client(self.info, param("grpcaddr", "127.0.0.1:9559"), int(param("device_id", 1)))
+        cfg_path = param("device_config")
+        if cfg_path:
+            with open(cfg_path, "rb") as f:
+                cfg = f.read()
+            cookie = int.from_bytes(hashlib.sha256(cfg + self.info.msg.SerializeToString()).digest()[:8], "big")
+            if _PIPELINE_COOKIE != cookie and self.sw.get_pipeline_cookie() != cookie:
+                self.sw.set_pipeline(cfg, cookie)
+            _PIPELINE_COOKIE = cookie
+        self.cpu_port = int(param("cpu_port", self.params["cpu"]["port_%s" % self.profile]))
+        self.ports = sorted(int(p) for (_dev, p) in ptf.config["port_map"].keys())
+        if len(self.ports) < 4:
+            self.fail("the ccfair tests need at least 4 ports, the port map has %d" % len(self.ports))
+        self.shaped_port = int(param("shaped_port", self.ports[-1]))
+        self._written = []  # entries to delete in tearDown; tests never change default actions
+        self.sw.drain_packet_in()
+
+    def tearDown(self):
+        try:
+            if self._written:
+                self.sw.delete(list(reversed(self._written)))
+        finally:
+            self.sw.close()
+            BaseTest.tearDown(self)
+
+    # -- names ---------------------------------------------------------------------
+    def name(self, kind, key):
+        """P4 name for a contract key; fails the test if the contract lacks it."""
+        return contract.require(kind, key)
+
+    # -- writes (recorded for clean-up) --------------------------------------------------
+    def insert(self, table, match=None, action=None, params=None, priority=0):
+        te = self.sw.insert(self.name("table", table), match, self.name("action", action) if action else None,
+                            params, priority)
+        self._written.append(te)
+        return te
+
+    def insert_many(self, table, entries):
+        """One Write of many entries: [(match, action, params)]."""
+        t = self.name("table", table)
+        tes = [self.sw.table_entry(t, m, self.name("action", a), p) for m, a, p in entries]
+        self.sw.write(tes, "INSERT")
+        self._written.extend(tes)
+        return tes
+
+    def write_register(self, reg, index, value):
+        self.sw.write_register(self.name("register", reg), index, value)
+
+    def read_register(self, reg, index):
+        return self.sw.read_register(self.name("register", reg), index)
+
+    def read_counter(self, ctr, index):
+        return self.sw.read_counter(self.name("counter", ctr), index)
+
+    def enable_digest(self, dig):
+        de = self.sw.enable_digest(self.name("digest", dig))
+        self._written.append(de)
+        return de
+
+    def digest(self, dig, timeout=2.0):
+        return self.sw.digest(self.name("digest", dig), timeout)
+
+    # -- dataplane -------------------------------------------------------------------------
+    def send(self, port, pkt, count=1):
+        tu.send_packet(self, port, bytes(pkt), count)
+
+    def expect(self, pkt, port, timeout=None):
+        tu.verify_packet(self, pkt, port, timeout=timeout)
+
+    def expect_none(self, timeout=None):
+        tu.verify_no_other_packets(self, timeout=timeout)
+
+    def expect_dropped(self, pkt, port):
+        tu.verify_no_packet(self, pkt, port)
+
+    def recv(self, port, timeout=1.0):
+        """The next frame out of `port` as Scapy Ether, or None after `timeout`."""
+        res = tu.dp_poll(self, port_number=port, timeout=timeout)
+        if isinstance(res, self.dataplane.PollSuccess):
+            return K.Ether(res.packet)
+        return None
+
+    def recv_all(self, port, timeout=0.5):
+        out = []
+        while True:
+            p = self.recv(port, timeout)
+            if p is None:
+                return out
+            out.append(p)
+
+    def expect_packet_in(self, pkt=None, timeout=2.0, **fields):
+        got = self.sw.packet_in(timeout)
+        self.assertIsNotNone(got, "no packet-in within %.1f s" % timeout)
+        payload, md = got
+        if pkt is not None:
+            self.assertEqual(bytes(pkt), payload[:len(bytes(pkt))], "packet-in payload differs")
+        for k, v in fields.items():
+            self.assertEqual(md.get(k), v, "packet-in %s = %r, expected %r" % (k, md.get(k), v))
+        return payload, md
+
+    def packet_out(self, pkt, **fields):
+        self.sw.packet_out(bytes(pkt), **fields)
+
+    # -- ccfair parameters ------------------------------------------------------------------
+    def group_id(self, family, sub=0):
+        if family in ("ant", "mouse"):
+            return self.params["groups"][family]
+        return P.group_id(self.params, family, sub)
+
+    def dev_port(self, port):
+        """SDK device port of P4Runtime port `port` (per-port register/counter indices use it)."""
+        mapping = dict(tuple(int(x) for x in kv.split(":")) for kv in str(param("dev_ports", "")).split(",") if kv)
+        if port not in mapping:
+            self.fail("test parameter dev_ports has no entry for port %d (run through ptf-tests/run)" % port)
+        return mapping[port]
+
+    # -- ccfair configuration helpers (names from lib/contract.py) ------------------------------
+    def edge_port(self, port, default_rtt_us=None):
+        rtt = self.params["flow"]["default_rtt_us"] if default_rtt_us is None else default_rtt_us
+        self.insert(IG + ".port_cfg.port_cfg", {"ig_port": port}, IG + ".port_cfg.set_edge_port",
+                    {"default_rtt_us": rtt})
+
+    def fabric_port(self, port):
+        """Switch-facing on both sides: a shim arriving is trusted, a shim leaving is kept."""
+        self.insert(IG + ".port_cfg.port_cfg", {"ig_port": port}, IG + ".port_cfg.set_fabric_port")
+        self.egress_cfg(port, role=self.params["ports"]["role_fabric"])
+
+    def egress_cfg(self, port, **over):
+        """EgressPipe port_cfg for `port`: the contract's defaults from params, overridden by `over`."""
+        p, c = self.params, self.params["classifier"]
+        cfg = {"role": p["ports"]["role_edge"], "tvf_profile": 0, "fair_rate_bin": 255,
+               "ant_max_pkts": p["flow"]["ant_max_pkts_per_interval"], "m_ld": c["m_ld"], "m_pl": c["m_pl"],
+               "m_m": c["m_m"], "ss_drop": int(c["ss_proactive_drop"])}
+        unknown = set(over) - set(cfg)
+        if unknown:
+            raise ValueError("egress_cfg: unknown field(s) %s" % ", ".join(sorted(unknown)))
+        cfg.update(over)
+        self.insert(EG + ".port_cfg.port_cfg", {"eg_port": port}, EG + ".port_cfg.set_port_cfg", cfg)
+
+    def l2(self, host, port):
+        self.insert(IG + ".forwarding.l2_exact", {"eth_dst": K.HOST_MAC[host]},
+                    IG + ".forwarding.set_egress_port", {"port": port})
+
+    def tvf(self, group, pv_of_bin, profile=0):
+        """TVF of `group`: pv_of_bin(rate bin) for every bin, one Write."""
+        self.insert_many(EG + ".marker.tvf", [
+            ({"tvf_profile": profile, "group": group, "rate_bin": b}, EG + ".marker.set_pv", {"pv": pv_of_bin(b)})
+            for b in range(self.params["tvf"]["rate_steps"])])
+
+    def queue_for(self, port, group, qid):
+        self.insert_many(IG + ".queueing.queue_map", [
+            ({"eg_port": port, "group": group, "slot": s}, IG + ".queueing.set_queue", {"qid": qid})
+            for s in range(self.params["queues"]["slots_per_group"])])
+
+    def aqm(self, port, qid, target_delay_us, limit_cells=1 << 19, ecn=None):
+        ecn = int(self.params["aqm"]["ecn"]) if ecn is None else ecn
+        self.insert(EG + ".aqm.aqm_cfg", {"eg_port": port, "qid": qid}, EG + ".aqm.set_aqm",
+                    {"target_delay_us": target_delay_us, "limit_cells": limit_cells, "ecn": ecn})
+
+    def pg(self, counter, port, group):
+        """(packets, bytes) of a per-(port, group) counter."""
+        return self.read_counter(counter, contract.pg_index(self.dev_port(port), group))
+
+    def pg_packets(self, counter, port, groups=None):
+        groups = range(P.num_groups(self.params)) if groups is None else groups
+        return sum(self.pg(counter, port, g)[0] for g in groups)
+
+    def untracked(self, which):
+        return self.read_counter(IG + ".flow_tracker.untracked", which)[0]
+
+    def queue_reg(self, reg, port, qid):
+        return self.read_register(reg, contract.queue_index(self.profile, self.dev_port(port), qid))
+
+    def reclass(self, timeout=2.0):
+        """The next reclassification digest entries [{flow_id, eg_port, old_group, new_group}] or []."""
+        return self.digest(DIGEST, timeout) or []
+
+    def new_flow_id(self, timeout=2.0):
+        for d in self.reclass(timeout):
+            if d["old_group"] == 0xFF:
+                return d["flow_id"]
+        self.fail("no new-flow digest (old_group 0xFF) within %.1f s" % timeout)
+
+    def forward_pair(self, a_port, b_port, a=0, b=1):
+        """Hosts a on a_port and b on b_port, both edge, bridged both ways."""
+        for port in (a_port, b_port):
+            self.edge_port(port)
+        self.l2(b, b_port)
+        self.l2(a, a_port)

@@ -1,0 +1,137 @@
+# SPDX-License-Identifier: Apache-2.0
+"""L2 bridging (l2_exact) and IPv4 routing (my_station + routing_v4)."""
+from ptf.testutils import group
+
+import packets as K
+from base_test import CcfairTest, IG
+
+FWD = IG + ".forwarding"
+
+
+@group("l2")
+class L2Unicast(CcfairTest):
+    """A known destination MAC is bridged to its port, unmodified (edge to edge: no shim)."""
+
+    def runTest(self):
+        p1, p2 = self.ports[0], self.ports[1]
+        self.forward_pair(p1, p2)
+        for pkt in (K.udp(0, 1), K.Flow(0, 1, 1234).data(500), K.icmp(0, 1)):
+            self.send(p1, pkt)
+            self.expect(pkt, p2)
+        back = K.udp(1, 0)
+        self.send(p2, back)
+        self.expect(back, p1)
+        self.expect_none()
+
+
+@group("l2")
+class L2MissDropped(CcfairTest):
+    """A packet with no egress port (no l2 entry, not routed) is dropped."""
+
+    def runTest(self):
+        p1, p2 = self.ports[0], self.ports[1]
+        self.forward_pair(p1, p2)
+        self.send(p1, K.udp(0, 5))  # host 5 has no entry
+        self.expect_none()
+
+
+@group("l2")
+class L2DropAction(CcfairTest):
+    """l2_exact's drop action drops."""
+
+    def runTest(self):
+        p1 = self.ports[0]
+        self.edge_port(p1)
+        self.insert(FWD + ".l2_exact", {"eth_dst": K.HOST_MAC[3]}, FWD + ".drop")
+        self.send(p1, K.udp(0, 3))
+        self.expect_none()
+
+
+class _Routed(CcfairTest):
+    def route_setup(self, out_port):
+        self.edge_port(self.ports[0])
+        self.edge_port(out_port)
+        self.insert(FWD + ".my_station", {"eth_dst": K.ROUTER_MAC}, FWD + ".set_routed")
+
+    def routed_pkt(self, dst_ip, ttl=64):
+        return K.pad(K.Ether(src=K.HOST_MAC[0], dst=K.ROUTER_MAC) /
+                     K.IP(src=K.HOST_IP[0], dst=dst_ip, ttl=ttl, id=0) / K.UDP(sport=7, dport=7), 100)
+
+    def expected(self, pkt, smac, dmac):
+        e = pkt.copy()
+        e[K.Ether].src, e[K.Ether].dst = smac, dmac
+        e[K.IP].ttl -= 1
+        del e[K.IP].chksum
+        return K.Ether(bytes(e))
+
+
+@group("ipv4")
+class Ipv4Route(_Routed):
+    """my_station + routing_v4: MACs rewritten, TTL decremented, out of the next-hop port."""
+
+    def runTest(self):
+        p2 = self.ports[1]
+        self.route_setup(p2)
+        self.insert(FWD + ".routing_v4", {"ipv4_dst": ("10.0.9.0", 24)}, FWD + ".route",
+                    {"port": p2, "smac": K.ROUTER_MAC, "dmac": K.HOST_MAC[9]})
+        pkt = self.routed_pkt("10.0.9.9")
+        self.send(self.ports[0], pkt)
+        self.expect(self.expected(pkt, K.ROUTER_MAC, K.HOST_MAC[9]), p2)
+
+
+@group("ipv4")
+class Ipv4LongestPrefixWins(_Routed):
+    """The longer prefix wins over the shorter one."""
+
+    def runTest(self):
+        p2, p3 = self.ports[1], self.ports[2]
+        self.route_setup(p2)
+        self.edge_port(p3)
+        self.insert(FWD + ".routing_v4", {"ipv4_dst": ("10.0.0.0", 16)}, FWD + ".route",
+                    {"port": p2, "smac": K.ROUTER_MAC, "dmac": K.HOST_MAC[2]})
+        self.insert(FWD + ".routing_v4", {"ipv4_dst": ("10.0.7.0", 24)}, FWD + ".route",
+                    {"port": p3, "smac": K.ROUTER_MAC, "dmac": K.HOST_MAC[7]})
+        a, b = self.routed_pkt("10.0.7.1"), self.routed_pkt("10.0.8.1")
+        self.send(self.ports[0], a)
+        self.expect(self.expected(a, K.ROUTER_MAC, K.HOST_MAC[7]), p3)
+        self.send(self.ports[0], b)
+        self.expect(self.expected(b, K.ROUTER_MAC, K.HOST_MAC[2]), p2)
+
+
+@group("ipv4")
+class Ipv4TtlExpiredDropped(_Routed):
+    """route drops a packet whose TTL is <= 1 instead of forwarding TTL 0."""
+
+    def runTest(self):
+        p2 = self.ports[1]
+        self.route_setup(p2)
+        self.insert(FWD + ".routing_v4", {"ipv4_dst": ("10.0.9.0", 24)}, FWD + ".route",
+                    {"port": p2, "smac": K.ROUTER_MAC, "dmac": K.HOST_MAC[9]})
+        self.send(self.ports[0], self.routed_pkt("10.0.9.9", ttl=1))
+        self.expect_none()
+
+
+@group("ipv4")
+class Ipv4NotMyStationIsBridged(_Routed):
+    """IPv4 to a MAC that is not my_station is bridged (L2), TTL untouched."""
+
+    def runTest(self):
+        p1, p2 = self.ports[0], self.ports[1]
+        self.route_setup(p2)
+        self.insert(FWD + ".routing_v4", {"ipv4_dst": ("10.0.0.0", 8)}, FWD + ".route",
+                    {"port": self.ports[2], "smac": K.ROUTER_MAC, "dmac": K.HOST_MAC[9]})
+        self.l2(1, p2)
+        pkt = K.udp(0, 1)
+        self.send(p1, pkt)
+        self.expect(pkt, p2)
+
+
+@group("ipv4")
+class Ipv4RouteDropAction(_Routed):
+    """routing_v4's drop action drops."""
+
+    def runTest(self):
+        self.route_setup(self.ports[1])
+        self.insert(FWD + ".routing_v4", {"ipv4_dst": ("10.0.66.0", 24)}, FWD + ".drop")
+        self.send(self.ports[0], self.routed_pkt("10.0.66.1"))
+        self.expect_none()
