@@ -5,6 +5,7 @@ package org.ccfair.app;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.google.common.collect.ImmutableSet;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -64,6 +65,28 @@ public final class CcfairParams {
     }
 
     /**
+     * Integer-array parameter section.key.
+     *
+     * @param section top-level section
+     * @param key     key inside the section
+     * @return the values
+     */
+    public long[] integers(String section, String key) {
+        JsonNode n = node(section, key);
+        if (!n.isArray()) {
+            throw new IllegalArgumentException(section + "." + key + " is not an array: " + n);
+        }
+        long[] out = new long[n.size()];
+        for (int i = 0; i < out.length; i++) {
+            if (!n.get(i).isIntegralNumber()) {
+                throw new IllegalArgumentException(section + "." + key + "[" + i + "] is not an integer");
+            }
+            out[i] = n.get(i).asLong();
+        }
+        return out;
+    }
+
+    /**
      * Floating-point parameter section.key.
      *
      * @param section top-level section
@@ -94,6 +117,49 @@ public final class CcfairParams {
      */
     public int numGroups() {
         return 2 + root.path("groups").path("families").size() * k();
+    }
+
+    /**
+     * Family names in group-layout order (delay, loss, hybrid).
+     *
+     * @return ordered family names
+     */
+    public ImmutableSet<String> families() {
+        ImmutableSet.Builder<String> b = ImmutableSet.builder();
+        root.path("groups").path("families").forEach(f -> b.add(f.asText()));
+        return b.build();
+    }
+
+    /**
+     * Name of a group id: "ant", "mouse" or "family.sub" (e.g. "loss.1").
+     *
+     * @param group group id
+     * @return the name
+     */
+    public String groupName(int group) {
+        if (group == integer("groups", "ant")) {
+            return "ant";
+        }
+        if (group == integer("groups", "mouse")) {
+            return "mouse";
+        }
+        if (group < 2 || group >= numGroups()) {
+            throw new IllegalArgumentException("group " + group + " out of range [0, " + numGroups() + ")");
+        }
+        return root.path("groups").path("families").get((group - 2) / k()).asText() + "." + (group - 2) % k();
+    }
+
+    /**
+     * Family of a group id, or null for ants and mice.
+     *
+     * @param group group id
+     * @return family name or null
+     */
+    public String familyOf(int group) {
+        if (group < 2 || group >= numGroups()) {
+            return null;
+        }
+        return root.path("groups").path("families").get((group - 2) / k()).asText();
     }
 
     /**

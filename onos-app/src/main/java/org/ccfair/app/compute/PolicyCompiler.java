@@ -1,0 +1,365 @@
+/*
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package org.ccfair.app.compute;
+
+import org.ccfair.app.CcfairParams;
+import org.ccfair.app.policy.FairnessIntent;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * Turns topology, intents and live statistics into a {@link DevicePolicy}
+ * for every device (docs/architecture.md, "The controller loop").
+ *
+ * <ul>
+ * <li>A port is governed by the highest-priority intent whose scope covers it
+ * (ties: smallest id); ports no intent covers get the default intent, a
+ * per-flow intent with every value from params/ccfair.json.</li>
+ * <li>Queues: ants and mice get max(1, ceil(min_share * Q)) queues, every
+ * long-lived group at least one, and the rest is dealt in proportion to the
+ * group's active flows (times its weight for weighted-groups) by largest
+ * remainder, so round-robin service across queues gives each long-lived flow
+ * about the same share whatever its group.</li>
+ * <li>TVFs: the same curve for every group (per-flow), or each family's curve
+ * shifted by its weight (weighted-groups); see {@link Tvf}.</li>
+ * </ul>
+ * Not thread-safe: one compiler per computing thread (it caches TVF profiles).
+ */
+public final class PolicyCompiler {
+
+    /** Id reported for ports no intent covers; not a valid user intent id. */
+    public static final String DEFAULT_INTENT_ID = "(default)";
+
+    /** Fair rate bin of a port without long-lived flows (data-plane default: never reached). */
+    public static final int NO_FAIR_RATE_BIN = 255;
+
+    private static final Comparator<FairnessIntent> PRECEDENCE =
+            Comparator.comparingInt(FairnessIntent::priority).reversed().thenComparing(FairnessIntent::id);
+
+    private final CcfairParams params;
+    private final FairnessIntent defaultIntent;
+    private final Tvf tvf;
+    private final int numGroups;
+    private final int numQueues;
+    private final int maxProfiles;
+    private final int initialBuffer;
+    private final int slotsPerGroup;
+    private final int bdpShift;
+    private final String[] familyOfGroup;
+    private final Map<String, TvfProfile> profileCache = new HashMap<>();
+
+    /**
+     * Creates a compiler.
+     *
+     * @param params shared parameters
+     */
+    public PolicyCompiler(CcfairParams params) {
+        this.params = params;
+        this.defaultIntent = FairnessIntent.builder(params).id(DEFAULT_INTENT_ID).build();
+        this.tvf = new Tvf(params);
+        this.numGroups = params.numGroups();
+        this.numQueues = (int) params.integer("queues", "per_port");
+        this.maxProfiles = (int) params.integer("tvf", "profiles");
+        this.initialBuffer = (int) params.integer("cocoa", "initial_limit_pkts");
+        this.slotsPerGroup = (int) params.integer("queues", "slots_per_group");
+        this.bdpShift = (int) params.integer("classifier", "bdp_shift");
+        this.familyOfGroup = new String[numGroups];
+        for (int g = 0; g < numGroups; g++) {
+            familyOfGroup[g] = params.familyOf(g);
+        }
+    }
+
+    /**
+     * The intent that governs uncovered ports.
+     *
+     * @return default intent
+     */
+    public FairnessIntent defaultIntent() {
+        return defaultIntent;
+    }
+
+    /**
+     * Queues per port.
+     *
+     * @return Q
+     */
+    public int numQueues() {
+        return numQueues;
+    }
+
+    /**
+     * Compiles every device of the fabric.
+     *
+     * @param fabric   topology
+     * @param intents  valid intents
+     * @param stats    active flows
+     * @param previous policies last compiled (for stable TVF profile ids), may be empty
+     * @return device id to policy, sorted
+     */
+    public SortedMap<String, DevicePolicy> compile(FabricView fabric, Collection<FairnessIntent> intents,
+                                                   StatsSnapshot stats, Map<String, DevicePolicy> previous) {
+        List<FairnessIntent> sorted = sort(intents);
+        SortedMap<String, DevicePolicy> out = new TreeMap<>();
+        List<FairnessIntent> touching = new ArrayList<>();
+        for (String d : fabric.deviceIds()) {
+            touching.clear();
+            for (FairnessIntent in : sorted) {
+                if (in.scope().touchesDevice(d)) {
+                    touching.add(in);
+                }
+            }
+            out.put(d, compileDevice(d, fabric.ports(d), touching, stats, previous.get(d)));
+        }
+        return out;
+    }
+
+    /**
+     * Sorts intents by precedence: priority descending, then id.
+     *
+     * @param intents intents
+     * @return sorted copy
+     */
+    public static List<FairnessIntent> sort(Collection<FairnessIntent> intents) {
+        List<FairnessIntent> s = new ArrayList<>(intents);
+        s.sort(PRECEDENCE);
+        return s;
+    }
+
+    /**
+     * Compiles one device.
+     *
+     * @param deviceId device id
+     * @param ports    its ports
+     * @param intents  intents that may cover it, in precedence order ({@link #sort})
+     * @param stats    active flows
+     * @param previous the device's previous policy, or null
+     * @return the policy
+     * @throws IllegalStateException if the device needs more TVF profiles than tvf.profiles
+     */
+    public DevicePolicy compileDevice(String deviceId, List<FabricView.Port> ports, List<FairnessIntent> intents,
+                                      StatsSnapshot stats, DevicePolicy previous) {
+        TvfProfile[] ids = new TvfProfile[maxProfiles];
+        List<PortPolicy> out = new ArrayList<>(ports.size());
+        for (FabricView.Port p : ports) {
+            FairnessIntent in = governing(intents, deviceId, p.number());
+            int profileId = profileId(profile(in), ids, previous, deviceId);
+            boolean adaptive = in.bufferPolicy() == FairnessIntent.BufferPolicy.ADAPTIVE;
+            int[] flows = stats.flows(deviceId, p.number());
+            out.add(new PortPolicy(p.number(), p.role(), in.id(), allocateQueues(in, flows), profileId,
+                                   fairRateBin(p.speedMbps(), flows), new int[]{in.mLd(), in.mPl(), in.mM()},
+                                   in.targetDelayUs(), adaptive, adaptive ? initialBuffer : in.bufferLimitPkts()));
+        }
+        return new DevicePolicy(deviceId, out, ids, numQueues);
+    }
+
+    /**
+     * Fair rate of one long-lived flow (port speed / long-lived flows, shifted
+     * right by classifier.bdp_shift) as a rate bin; 255 ("never reached") when
+     * the port carries no long-lived flow.
+     *
+     * @param speedMbps port speed
+     * @param flows     active flows per group, or null
+     * @return rate bin
+     */
+    public int fairRateBin(long speedMbps, int[] flows) {
+        long n = 0;
+        for (int g = 0; flows != null && g < flows.length && g < numGroups; g++) {
+            if (familyOfGroup[g] != null) {
+                n += Math.max(0, flows[g]);
+            }
+        }
+        if (n == 0 || speedMbps <= 0) {
+            return NO_FAIR_RATE_BIN;
+        }
+        double kbps = speedMbps * 1000.0 / n / (1L << bdpShift);
+        int bin = tvf.binOf(kbps);
+        return Math.max(0, Math.min(tvf.steps() - 1, bin));
+    }
+
+    private FairnessIntent governing(List<FairnessIntent> intents, String deviceId, long port) {
+        for (FairnessIntent in : intents) {
+            if (in.scope().covers(deviceId, port)) {
+                return in;
+            }
+        }
+        return defaultIntent;
+    }
+
+    /**
+     * Queues per group for one port.
+     *
+     * @param in    governing intent
+     * @param flows active flows per group, or null if unknown
+     * @return queues per group, summing to Q when Q is at least the number of groups
+     */
+    public int[] allocateQueues(FairnessIntent in, int[] flows) {
+        int[] q = new int[numGroups];
+        if (numQueues < numGroups) {
+            // Fewer queues than groups: one slot each, queue ids wrap (PortPolicy.queueOf).
+            java.util.Arrays.fill(q, 1);
+            return q;
+        }
+        int ant = (int) params.integer("groups", "ant");
+        int mouse = (int) params.integer("groups", "mouse");
+        q[ant] = Math.max(1, (int) Math.ceil(in.minAntShare() * numQueues - 1e-9));
+        q[mouse] = Math.max(1, (int) Math.ceil(in.minMiceShare() * numQueues - 1e-9));
+        for (int g = 0; g < numGroups; g++) {
+            if (g != ant && g != mouse) {
+                q[g] = 1;
+            }
+        }
+        int rest = numQueues - sum(q);
+        // Guarantees that do not fit give back queues, mice first: long-lived groups keep one each.
+        while (rest < 0 && (q[mouse] > 1 || q[ant] > 1)) {
+            if (q[mouse] >= q[ant]) {
+                q[mouse]--;
+            } else {
+                q[ant]--;
+            }
+            rest++;
+        }
+        if (rest <= 0) {
+            return q;
+        }
+        double[] demand = new double[numGroups];
+        double total = 0;
+        boolean weighted = in.objective() == FairnessIntent.Objective.WEIGHTED_GROUPS;
+        for (int g = 0; g < numGroups; g++) {
+            if (familyOfGroup[g] != null) {
+                int n = flows == null || g >= flows.length ? 0 : Math.max(0, flows[g]);
+                demand[g] = n * (weighted ? in.weight(familyOfGroup[g]) : 1.0);
+                total += demand[g];
+            }
+        }
+        if (total == 0) {
+            // No long-lived flows seen: spread evenly so the first flows of any group find room.
+            for (int g = 0; g < numGroups; g++) {
+                demand[g] = familyOfGroup[g] != null ? 1.0 : 0.0;
+                total += demand[g];
+            }
+        }
+        // Largest remainder; ties go to the lower group id, so the result is deterministic.
+        double[] frac = new double[numGroups];
+        int dealt = 0;
+        for (int g = 0; g < numGroups; g++) {
+            double share = rest * demand[g] / total;
+            int whole = (int) Math.floor(share);
+            q[g] += whole;
+            dealt += whole;
+            frac[g] = share - whole;
+        }
+        for (int left = rest - dealt; left > 0; left--) {
+            int best = -1;
+            for (int g = 0; g < numGroups; g++) {
+                if (demand[g] > 0 && frac[g] >= 0 && (best < 0 || frac[g] > frac[best] + 1e-12)) {
+                    best = g;
+                }
+            }
+            if (best < 0) {
+                break;
+            }
+            q[best]++;
+            frac[best] = -1;
+        }
+        capAtSlots(q, demand);
+        return q;
+    }
+
+    /**
+     * The TVF profile of an intent: one curve per group.
+     *
+     * @param in intent
+     * @return interned profile
+     */
+    public TvfProfile profile(FairnessIntent in) {
+        String key = in.objective() == FairnessIntent.Objective.PER_FLOW ? "per-flow" : "w" + in.weights();
+        TvfProfile p = profileCache.get(key);
+        if (p == null) {
+            Map<Double, int[]> curves = new HashMap<>();
+            int[][] pv = new int[numGroups][];
+            for (int g = 0; g < numGroups; g++) {
+                double w = familyOfGroup[g] == null || in.objective() == FairnessIntent.Objective.PER_FLOW
+                        ? 1.0 : in.weight(familyOfGroup[g]);
+                pv[g] = curves.computeIfAbsent(w, tvf::curve);
+            }
+            p = new TvfProfile(pv);
+            profileCache.put(key, p);
+        }
+        return p;
+    }
+
+    private int profileId(TvfProfile p, TvfProfile[] ids, DevicePolicy previous, String deviceId) {
+        for (int i = 0; i < ids.length; i++) {
+            if (p.equals(ids[i])) {
+                return i;
+            }
+        }
+        // Keep the id the profile had last time (nothing to rewrite) ...
+        if (previous != null) {
+            for (int i = 0; i < ids.length; i++) {
+                if (ids[i] == null && p.equals(previous.profile(i))) {
+                    ids[i] = p;
+                    return i;
+                }
+            }
+        }
+        // ... else take an id unused before and now (make-before-break) ...
+        for (int i = 0; i < ids.length; i++) {
+            if (ids[i] == null && (previous == null || previous.profile(i) == null)) {
+                ids[i] = p;
+                return i;
+            }
+        }
+        // ... else overwrite an id the new policy no longer needs.
+        for (int i = 0; i < ids.length; i++) {
+            if (ids[i] == null) {
+                ids[i] = p;
+                return i;
+            }
+        }
+        throw new IllegalStateException(deviceId + " needs more than tvf.profiles=" + maxProfiles
+                                                + " distinct TVF profiles (too many intents with different weights)");
+    }
+
+    // A group cannot use more queues than it has slots; hand the excess to the
+    // long-lived groups with the most demand per queue that still have room.
+    private void capAtSlots(int[] q, double[] demand) {
+        int excess = 0;
+        for (int g = 0; g < numGroups; g++) {
+            if (q[g] > slotsPerGroup) {
+                excess += q[g] - slotsPerGroup;
+                q[g] = slotsPerGroup;
+            }
+        }
+        while (excess > 0) {
+            int best = -1;
+            for (int g = 0; g < numGroups; g++) {
+                if (familyOfGroup[g] != null && q[g] < slotsPerGroup
+                        && (best < 0 || demand[g] / q[g] > demand[best] / q[best])) {
+                    best = g;
+                }
+            }
+            if (best < 0) {
+                return; // every group full: the remaining queues stay unused
+            }
+            q[best]++;
+            excess--;
+        }
+    }
+
+    private static int sum(int[] a) {
+        int s = 0;
+        for (int v : a) {
+            s += v;
+        }
+        return s;
+    }
+}

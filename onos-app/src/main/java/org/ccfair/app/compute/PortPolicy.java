@@ -1,0 +1,219 @@
+/*
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package org.ccfair.app.compute;
+
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * Compiled policy of one port: role, governing intent, queues per group
+ * (queues are laid out group after group in group-id order, so the counts
+ * alone define the group to queue map), the TVF profile its edge marking
+ * uses, the fair rate of one long-lived flow as a rate bin, the classifier
+ * thresholds, the AQM target and the buffer limit.
+ */
+public final class PortPolicy {
+
+    private final long port;
+    private final PortRole role;
+    private final String intentId;
+    private final int[] queues;
+    private final int tvfProfileId;
+    private final int fairRateBin;
+    private final int mLd;
+    private final int mPl;
+    private final int mM;
+    private final long targetDelayUs;
+    private final boolean adaptiveBuffer;
+    private final int bufferLimitPkts;
+    private final int hash;
+
+    /**
+     * Creates a port policy.
+     *
+     * @param port            port number
+     * @param role            role
+     * @param intentId        governing intent
+     * @param queues          queues per group (owned by this object)
+     * @param tvfProfileId    TVF profile id on the device
+     * @param fairRateBin     fair rate of one long-lived flow, as a rate bin
+     * @param classifier      mLD, mPL, mM
+     * @param targetDelayUs   AQM target
+     * @param adaptiveBuffer  Cocoa adaptive buffers
+     * @param bufferLimitPkts (initial) buffer limit per queue
+     */
+    public PortPolicy(long port, PortRole role, String intentId, int[] queues, int tvfProfileId, int fairRateBin,
+                      int[] classifier, long targetDelayUs, boolean adaptiveBuffer, int bufferLimitPkts) {
+        this.port = port;
+        this.role = role;
+        this.intentId = intentId;
+        this.queues = queues;
+        this.tvfProfileId = tvfProfileId;
+        this.fairRateBin = fairRateBin;
+        this.mLd = classifier[0];
+        this.mPl = classifier[1];
+        this.mM = classifier[2];
+        this.targetDelayUs = targetDelayUs;
+        this.adaptiveBuffer = adaptiveBuffer;
+        this.bufferLimitPkts = bufferLimitPkts;
+        this.hash = Objects.hash(port, role, intentId, Arrays.hashCode(queues), tvfProfileId, fairRateBin,
+                                 mLd, mPl, mM, targetDelayUs, adaptiveBuffer, bufferLimitPkts);
+    }
+
+    /**
+     * Port number.
+     *
+     * @return number
+     */
+    public long port() {
+        return port;
+    }
+
+    /**
+     * Role.
+     *
+     * @return role
+     */
+    public PortRole role() {
+        return role;
+    }
+
+    /**
+     * Id of the intent that governs this port.
+     *
+     * @return intent id
+     */
+    public String intentId() {
+        return intentId;
+    }
+
+    /**
+     * Number of queues of a group.
+     *
+     * @param group group id
+     * @return queues, at least 1
+     */
+    public int queues(int group) {
+        return queues[group];
+    }
+
+    /**
+     * Number of groups.
+     *
+     * @return groups
+     */
+    public int groups() {
+        return queues.length;
+    }
+
+    /**
+     * Queue of a group's slot: the group's queues are dealt round-robin over
+     * the slots. Ids wrap when the port has fewer queues than groups.
+     *
+     * @param group     group id
+     * @param slot      queue-map slot
+     * @param numQueues queues of the port
+     * @return queue id
+     */
+    public int queueOf(int group, int slot, int numQueues) {
+        int base = 0;
+        for (int g = 0; g < group; g++) {
+            base += queues[g];
+        }
+        return (base + slot % queues[group]) % numQueues;
+    }
+
+    /**
+     * TVF profile id.
+     *
+     * @return id
+     */
+    public int tvfProfileId() {
+        return tvfProfileId;
+    }
+
+    /**
+     * Fair rate of one long-lived flow on this port, as a rate bin.
+     *
+     * @return bin (255 when the port has no long-lived flows)
+     */
+    public int fairRateBin() {
+        return fairRateBin;
+    }
+
+    /**
+     * Classifier mLD.
+     *
+     * @return threshold
+     */
+    public int mLd() {
+        return mLd;
+    }
+
+    /**
+     * Classifier mPL.
+     *
+     * @return threshold
+     */
+    public int mPl() {
+        return mPl;
+    }
+
+    /**
+     * Classifier mM.
+     *
+     * @return threshold
+     */
+    public int mM() {
+        return mM;
+    }
+
+    /**
+     * AQM target queuing delay.
+     *
+     * @return microseconds
+     */
+    public long targetDelayUs() {
+        return targetDelayUs;
+    }
+
+    /**
+     * Whether buffers adapt (Cocoa).
+     *
+     * @return true if adaptive
+     */
+    public boolean adaptiveBuffer() {
+        return adaptiveBuffer;
+    }
+
+    /**
+     * Buffer limit per queue (initial limit when adaptive).
+     *
+     * @return packets
+     */
+    public int bufferLimitPkts() {
+        return bufferLimitPkts;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof PortPolicy)) {
+            return false;
+        }
+        PortPolicy p = (PortPolicy) o;
+        return hash == p.hash && port == p.port && role == p.role && intentId.equals(p.intentId)
+                && Arrays.equals(queues, p.queues) && tvfProfileId == p.tvfProfileId
+                && fairRateBin == p.fairRateBin && mLd == p.mLd && mPl == p.mPl && mM == p.mM
+                && targetDelayUs == p.targetDelayUs && adaptiveBuffer == p.adaptiveBuffer
+                && bufferLimitPkts == p.bufferLimitPkts;
+    }
+
+    @Override
+    public int hashCode() {
+        return hash;
+    }
+}

@@ -1,0 +1,177 @@
+/*
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package org.ccfair.app.compute;
+
+import org.ccfair.app.CcfairParams;
+import org.ccfair.app.policy.FairnessIntent;
+import org.ccfair.app.policy.Scope;
+import org.junit.Test;
+
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNotEquals;
+import static org.junit.Assert.assertNotSame;
+import static org.junit.Assert.assertSame;
+import static org.junit.Assert.assertTrue;
+
+/**
+ * Compilation of small fabrics.
+ */
+public class PolicyCompilerTest {
+
+    private static final CcfairParams P = CcfairParams.load();
+    private final PolicyCompiler c = new PolicyCompiler(P);
+    private final int q = (int) P.integer("queues", "per_port");
+    private final int slots = (int) P.integer("queues", "slots_per_group");
+    private final int g = P.numGroups();
+
+    private static int sum(PortPolicy p) {
+        int s = 0;
+        for (int i = 0; i < p.groups(); i++) {
+            s += p.queues(i);
+        }
+        return s;
+    }
+
+    @Test
+    public void leafSpineRolesAndDefaults() {
+        FabricView f = Fabrics.leafSpine(2, 2, 4);
+        SortedMap<String, DevicePolicy> out = c.compile(f, List.of(), StatsSnapshot.EMPTY, Map.of());
+        assertEquals(4, out.size());
+        DevicePolicy leaf = out.get(Fabrics.leaf(1));
+        assertEquals(6, leaf.ports().size());
+        assertEquals(PortRole.FABRIC, leaf.port(1).role());
+        assertEquals(PortRole.FABRIC, leaf.port(2).role());
+        assertEquals(PortRole.EDGE, leaf.port(3).role());
+        for (DevicePolicy d : out.values()) {
+            for (PortPolicy p : d.ports()) {
+                assertEquals(PolicyCompiler.DEFAULT_INTENT_ID, p.intentId());
+                assertEquals(P.integer("aqm", "target_delay_us"), p.targetDelayUs());
+                assertEquals(P.integer("classifier", "m_ld"), p.mLd());
+                assertEquals(P.integer("cocoa", "initial_limit_pkts"), p.bufferLimitPkts());
+                assertEquals(PolicyCompiler.NO_FAIR_RATE_BIN, p.fairRateBin());
+                assertTrue(sum(p) <= q);
+                for (int i = 0; i < g; i++) {
+                    assertTrue("every group needs a queue", p.queues(i) >= 1 && p.queues(i) <= slots);
+                }
+            }
+        }
+    }
+
+    @Test
+    public void queuesFollowActiveFlows() {
+        FairnessIntent in = c.defaultIntent();
+        int loss0 = P.groupId("loss", 0);
+        int delay0 = P.groupId("delay", 0);
+        int[] flows = new int[g];
+        flows[loss0] = 30;
+        flows[delay0] = 10;
+        int[] a = c.allocateQueues(in, flows);
+        assertEquals(q, java.util.Arrays.stream(a).sum());
+        assertEquals("a group never gets more queues than slots", slots, a[loss0]);
+        for (int i = 0; i < g; i++) {
+            assertTrue(a[i] >= 1);
+        }
+        // Every long-lived group active, one with three times the flows.
+        int[] even = new int[g];
+        for (int i = 2; i < g; i++) {
+            even[i] = 1;
+        }
+        even[loss0] = 3;
+        int[] e = c.allocateQueues(in, even);
+        assertEquals(q, java.util.Arrays.stream(e).sum());
+        assertTrue("more flows, more queues: " + java.util.Arrays.toString(e), e[loss0] > e[delay0]);
+        // Guarantees for ants and mice.
+        FairnessIntent gold = FairnessIntent.builder(P).id("g").minAntShare(0.25).minMiceShare(0.125).build();
+        int[] b = c.allocateQueues(gold, flows);
+        assertEquals(4, b[(int) P.integer("groups", "ant")]);
+        assertEquals(2, b[(int) P.integer("groups", "mouse")]);
+    }
+
+    @Test
+    public void weightedGroupsGetMoreQueuesAndHigherValues() {
+        FairnessIntent w = FairnessIntent.builder(P).id("w").objective(FairnessIntent.Objective.WEIGHTED_GROUPS)
+                .weights(Map.of("hybrid", 3.0)).build();
+        int[] flows = new int[g];
+        for (int i = 2; i < g; i++) {
+            flows[i] = 1;
+        }
+        int[] a = c.allocateQueues(w, flows);
+        assertTrue(java.util.Arrays.toString(a), a[P.groupId("hybrid", 0)] > a[P.groupId("loss", 0)]);
+        a = c.allocateQueues(c.defaultIntent(), flows);
+        assertEquals("per-flow ignores weights", a[P.groupId("hybrid", 0)], a[P.groupId("loss", 0)]);
+        a = c.allocateQueues(w, flows);
+        assertTrue(java.util.Arrays.toString(a), a[P.groupId("hybrid", 0)] > a[P.groupId("loss", 0)]);
+        TvfProfile tp = c.profile(w);
+        TvfProfile base = c.profile(c.defaultIntent());
+        assertNotEquals(tp, base);
+        assertSame("profiles are interned", tp, c.profile(w.toBuilder(P).id("w2").build()));
+        int mid = tp.bins() / 2;
+        assertTrue(tp.pv(P.groupId("hybrid", 1), mid) > tp.pv(P.groupId("loss", 1), mid));
+        assertEquals(base.pv(P.groupId("loss", 1), mid), tp.pv(P.groupId("loss", 1), mid));
+    }
+
+    @Test
+    public void singleSwitchFairRate() {
+        FabricView f = FabricView.builder().port("device:s1", 1, PortRole.EDGE, 10_000)
+                .port("device:s1", 2, PortRole.EDGE, 10_000).build();
+        int[] flows = new int[g];
+        flows[P.groupId("loss", 0)] = 10;
+        flows[0] = 100; // ants are not long-lived
+        StatsSnapshot s = StatsSnapshot.builder().port("device:s1", 2, flows).build();
+        DevicePolicy d = c.compile(f, List.of(), s, Map.of()).get("device:s1");
+        assertEquals(PolicyCompiler.NO_FAIR_RATE_BIN, d.port(1).fairRateBin());
+        // 10 Gbit/s / 10 flows = 1 Gbit/s = 10^6 kbit/s; bin = 16 * log10(10^6 / 10) = 80.
+        assertEquals(80, d.port(2).fairRateBin());
+    }
+
+    @Test
+    public void overlappingScopesHighestPriorityWins() {
+        FabricView f = Fabrics.leafSpine(2, 2, 2);
+        FairnessIntent fabric = FairnessIntent.builder(P).id("all").priority(10).targetDelayUs(1000).build();
+        FairnessIntent leaf1 = FairnessIntent.builder(P).id("leaf1").priority(20).targetDelayUs(2000)
+                .scope(Scope.devices(List.of(Fabrics.leaf(1)))).build();
+        FairnessIntent port = FairnessIntent.builder(P).id("port").priority(30).targetDelayUs(3000)
+                .scope(Scope.ports(List.of(Fabrics.leaf(1) + "/3"))).classifier(2, 8, 3).build();
+        FairnessIntent tie = FairnessIntent.builder(P).id("zz-tie").priority(30).targetDelayUs(4000)
+                .scope(Scope.ports(List.of(Fabrics.leaf(1) + "/3"))).build();
+        Map<String, DevicePolicy> out = c.compile(f, List.of(tie, fabric, port, leaf1), StatsSnapshot.EMPTY,
+                                                  Map.of());
+        DevicePolicy l1 = out.get(Fabrics.leaf(1));
+        assertEquals("port", l1.port(3).intentId());
+        assertEquals(3000, l1.port(3).targetDelayUs());
+        assertEquals(2, l1.port(3).mLd());
+        assertEquals("leaf1", l1.port(4).intentId());
+        assertEquals(P.integer("classifier", "m_ld"), l1.port(4).mLd());
+        assertEquals("all", out.get(Fabrics.leaf(2)).port(3).intentId());
+        assertEquals("all", out.get(Fabrics.spine(1)).port(1).intentId());
+    }
+
+    @Test
+    public void profileIdsStableAndMakeBeforeBreak() {
+        FabricView f = FabricView.builder().port("device:s1", 1, PortRole.EDGE, 10_000).build();
+        DevicePolicy first = c.compile(f, List.of(), StatsSnapshot.EMPTY, Map.of()).get("device:s1");
+        assertEquals(0, first.port(1).tvfProfileId());
+        DevicePolicy again = c.compile(f, List.of(), StatsSnapshot.EMPTY, Map.of("device:s1", first))
+                .get("device:s1");
+        assertEquals(first, again);
+        FairnessIntent w = FairnessIntent.builder(P).id("w").objective(FairnessIntent.Objective.WEIGHTED_GROUPS)
+                .weights(Map.of("loss", 0.5)).build();
+        DevicePolicy moved = c.compile(f, List.of(w), StatsSnapshot.EMPTY, Map.of("device:s1", first))
+                .get("device:s1");
+        assertNotEquals("a changed profile goes to a fresh id", 0, moved.port(1).tvfProfileId());
+        assertNotSame(first.profile(0), moved.profile(moved.port(1).tvfProfileId()));
+    }
+
+    @Test
+    public void fewerQueuesThanGroupsWrap() {
+        PortPolicy p = new PortPolicy(1, PortRole.EDGE, "x", new int[]{1, 1, 1, 1}, 0, 255, new int[]{4, 12, 4},
+                                      5000, true, 100);
+        assertEquals(1, p.queueOf(3, 0, 2));
+        assertEquals(0, p.queueOf(2, 3, 2));
+    }
+}

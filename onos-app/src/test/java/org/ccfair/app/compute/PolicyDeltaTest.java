@@ -1,0 +1,166 @@
+/*
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package org.ccfair.app.compute;
+
+import org.ccfair.app.CcfairParams;
+import org.ccfair.app.policy.FairnessIntent;
+import org.junit.Test;
+
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+
+/**
+ * Delta computation and write ordering, checked against a simulated device.
+ */
+public class PolicyDeltaTest {
+
+    private static final CcfairParams P = CcfairParams.load();
+    private static final String D = "device:s1";
+    private final PolicyCompiler c = new PolicyCompiler(P);
+    private final PolicyDelta delta = new PolicyDelta(P);
+    private final int g = P.numGroups();
+    private final int bins = (int) P.integer("tvf", "rate_steps");
+    private final int slots = (int) P.integer("queues", "slots_per_group");
+    private final int q = (int) P.integer("queues", "per_port");
+
+    /**
+     * A device's tables: applies writes with P4Runtime semantics (insert of an
+     * existing key, modify or delete of a missing key fail) and checks after
+     * every write that nothing refers to a missing entry.
+     */
+    private final class SimDevice {
+        final Map<String, long[]> rows = new HashMap<>();
+
+        void apply(List<PolicyWrite> ws) {
+            int i = 0;
+            for (PolicyWrite w : ws) {
+                String k = w.table() + Arrays.toString(w.key());
+                boolean has = rows.containsKey(k);
+                switch (w.op()) {
+                    case INSERT:
+                        assertFalse("write " + i + " inserts existing " + k, has);
+                        rows.put(k, w.value());
+                        break;
+                    case MODIFY:
+                        assertTrue("write " + i + " modifies missing " + k, has);
+                        rows.put(k, w.value());
+                        break;
+                    case DELETE:
+                        assertTrue("write " + i + " deletes missing " + k, has);
+                        rows.remove(k);
+                        break;
+                    default:
+                        fail();
+                }
+                checkReferences("after write " + i + " (" + w + ")");
+                i++;
+            }
+        }
+
+        void checkReferences(String when) {
+            for (Map.Entry<String, long[]> e : rows.entrySet()) {
+                String k = e.getKey();
+                if (k.startsWith(PolicyTable.EGRESS_PORT.name())) {
+                    long profile = e.getValue()[1];
+                    for (int grp = 0; grp < g; grp++) {
+                        for (int b = 0; b < bins; b += 37) {
+                            assertNotNull(when + ": " + k + " refers to missing TVF " + profile,
+                                          rows.get(PolicyTable.TVF + Arrays.toString(new long[]{profile, grp, b})));
+                        }
+                    }
+                }
+                if (k.startsWith(PolicyTable.QUEUE_MAP.name())) {
+                    long port = Long.parseLong(k.substring(k.indexOf('[') + 1, k.indexOf(',')));
+                    assertNotNull(when + ": " + k + " maps to a queue without AQM configuration",
+                                  rows.get(PolicyTable.AQM + Arrays.toString(new long[]{port, e.getValue()[0]})));
+                }
+            }
+        }
+    }
+
+    private FabricView fabric(int ports) {
+        FabricView.Builder b = FabricView.builder();
+        for (int p = 1; p <= ports; p++) {
+            b.port(D, p, p == 1 ? PortRole.FABRIC : PortRole.EDGE, 10_000);
+        }
+        return b.build();
+    }
+
+    private DevicePolicy compile(FabricView f, List<FairnessIntent> in, StatsSnapshot s, DevicePolicy prev) {
+        return c.compile(f, in, s, prev == null ? Map.of() : Map.of(D, prev)).get(D);
+    }
+
+    @Test
+    public void fullPushWritesEverythingOnce() {
+        DevicePolicy p = compile(fabric(4), List.of(), StatsSnapshot.EMPTY, null);
+        List<PolicyWrite> ws = delta.full(p);
+        int rttBands = P.integers("policy", "rtt_band_boundaries_us").length + 1;
+        assertEquals(g * bins + rttBands + 4 * (q + g * slots + 2), ws.size());
+        assertTrue(ws.stream().allMatch(w -> w.op() == PolicyWrite.Op.INSERT));
+        new SimDevice().apply(ws);
+        assertTrue("no change, no writes", delta.between(p, compile(fabric(4), List.of(), StatsSnapshot.EMPTY, p))
+                .isEmpty());
+    }
+
+    @Test
+    public void onePortChangeTouchesOnlyThatPort() {
+        FabricView f = fabric(8);
+        DevicePolicy a = compile(f, List.of(), StatsSnapshot.EMPTY, null);
+        int[] flows = new int[g];
+        flows[P.groupId("loss", 0)] = 40;
+        flows[P.groupId("delay", 1)] = 2;
+        DevicePolicy b = compile(f, List.of(), StatsSnapshot.builder().port(D, 5, flows).build(), a);
+        List<PolicyWrite> ws = delta.between(a, b);
+        assertFalse(ws.isEmpty());
+        for (PolicyWrite w : ws) {
+            assertTrue(w.toString(), w.table() != PolicyTable.TVF && w.key(0) == 5);
+            assertEquals(PolicyWrite.Op.MODIFY, w.op());
+        }
+        assertTrue("fair rate changes", ws.stream().anyMatch(w -> w.table() == PolicyTable.EGRESS_PORT));
+        SimDevice dev = new SimDevice();
+        dev.apply(delta.full(a));
+        dev.apply(ws);
+        SimDevice ref = new SimDevice();
+        ref.apply(delta.full(b));
+        assertEquals("delta lands on the same tables as a full push", keys(ref), keys(dev));
+    }
+
+    private static Map<String, List<Long>> keys(SimDevice d) {
+        Map<String, List<Long>> m = new HashMap<>();
+        d.rows.forEach((k, v) -> m.put(k, Arrays.stream(v).boxed().collect(java.util.stream.Collectors.toList())));
+        return m;
+    }
+
+    @Test
+    public void profileSwitchPortAddAndRemoveNeverDangle() {
+        DevicePolicy a = compile(fabric(6), List.of(), StatsSnapshot.EMPTY, null);
+        FairnessIntent w = FairnessIntent.builder(P).id("w").objective(FairnessIntent.Objective.WEIGHTED_GROUPS)
+                .weights(Map.of("loss", 0.25, "delay", 4.0)).targetDelayUs(900).build();
+        int[] flows = new int[g];
+        Arrays.fill(flows, 3);
+        FabricView f2 = FabricView.builder().port(D, 1, PortRole.FABRIC, 10_000).port(D, 2, PortRole.FABRIC, 10_000)
+                .port(D, 4, PortRole.EDGE, 10_000).port(D, 9, PortRole.EDGE, 40_000).build();
+        DevicePolicy b = compile(f2, List.of(w), StatsSnapshot.builder().port(D, 4, flows).build(), a);
+        SimDevice dev = new SimDevice();
+        dev.apply(delta.full(a));
+        List<PolicyWrite> ws = delta.between(a, b);
+        dev.apply(ws);
+        assertTrue("old profile removed", ws.stream().anyMatch(x -> x.table() == PolicyTable.TVF
+                && x.op() == PolicyWrite.Op.DELETE));
+        SimDevice ref = new SimDevice();
+        ref.apply(delta.full(b));
+        assertEquals(keys(ref), keys(dev));
+        // and back
+        List<PolicyWrite> back = delta.between(b, compile(fabric(6), List.of(), StatsSnapshot.EMPTY, b));
+        dev.apply(back);
+    }
+}
