@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Generate the derived constants and const table entries of ccfair.p4.
+
+  gen_tables.py OUTDIR   -> OUTDIR/ccfair_gen.p4 and OUTDIR/entries_*.p4
+
+Everything here is computed from params/ccfair.json, so no number of the
+program is copied by hand: time-unit shifts, the logarithm tables that turn
+bytes / RTT / random bits into rate bins without division, and the group
+table (the group layout of params/README.md). Generated files live in the
+build directory and are never committed.
+"""
+import math
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tools"))
+from ccfair import params as P  # noqa: E402
+
+HEADER = ("// SPDX-License-Identifier: Apache-2.0\n"
+          "// GENERATED from params/ccfair.json by p4/gen_tables.py. Do not edit.\n")
+
+TS_UNIT_NS = 1024          # ingress/egress "us" = global_tstamp[41:10]
+SEEN_UNIT_NS = 1 << 16     # last-seen time of a flow = global_tstamp[31:16]
+BYTES_MANTISSA = 5         # 1/32 octave (2.2 %) resolution of log(bytes), log(RTT)
+U_MANTISSA = 4             # resolution of log(u)
+
+
+def log2_exact(n, what):
+    k = n.bit_length() - 1
+    if n <= 0 or (1 << k) != n:
+        raise ValueError("%s must be a power of two, got %r" % (what, n))
+    return k
+
+
+def ceil_log2(x):
+    return max(0, math.ceil(math.log2(x)))
+
+
+def buckets(width, mantissa):
+    """Ternary (value, mask, lo, hi) buckets covering 1 .. 2^width - 1.
+
+    Bucket = position of the leading one plus the next `mantissa` bits, so
+    consecutive buckets differ by a factor <= 1 + 2^-mantissa.
+    """
+    full = (1 << width) - 1
+    out = []
+    for p in range(width):
+        m = min(mantissa, p)
+        for k in range(1 << m):
+            lo = (1 << p) | (k << (p - m))
+            hi = lo + (1 << (p - m)) - 1
+            mask = full & ~((1 << (p - m)) - 1)
+            out.append((lo, mask, lo, hi))
+    return out
+
+
+def geo_mid(lo, hi):
+    return math.sqrt(lo * (hi + 1)) if hi > lo else float(lo)
+
+
+def derived(p):
+    tvf = p["tvf"]
+    fine_per_decade = tvf["steps_per_decade"] * 4
+    c = p["classifier"]
+    d = {}
+    d["FINE_PER_DECADE"] = fine_per_decade
+    d["FINE_SHIFT"] = 2
+    # rate[kbit/s] = bytes * 8 / (rtt_units * 1.024 us) / 1000; bin 0 starts at rate_min.
+    off = fine_per_decade * math.log10(8.0 / (TS_UNIT_NS * 1e-9) / 1000.0 / tvf["rate_min_kbps"])
+    d["RATE_OFFSET_FINE"] = int(round(off))
+    d["BWEST_UP_FINE"] = int(round(fine_per_decade * math.log10(1 + 2.0 ** -c["bwest_up_shift"])))
+    d["BWEST_DOWN_FINE"] = int(round(-fine_per_decade * math.log10(1 - 2.0 ** -c["bwest_down_shift"])))
+    d["AGGR_MANTISSA"] = c["aggr_growth_shift"]
+    f = p["flow"]
+    d["EXPIRE_UNITS"] = int(math.ceil(f["idle_intervals_to_expire"] * f["default_rtt_us"] * 1000.0 / SEEN_UNIT_NS))
+    if d["EXPIRE_UNITS"] >= 1 << 15:
+        raise ValueError("flow.idle_intervals_to_expire * default_rtt_us exceeds the 2.1 s the 16-bit last-seen time can tell")
+    d["RTT_MIN_UNITS"] = int(round(f["min_rtt_us"] * 1000.0 / TS_UNIT_NS))
+    d["RTT_MAX_UNITS"] = int(round(f["max_rtt_us"] * 1000.0 / TS_UNIT_NS))
+    d["DIGEST_PERIOD_SHIFT"] = ceil_log2(1e9 / p["controller"]["digest_max_per_sec"])
+    d["UPDATE_PERIOD_SHIFT"] = ceil_log2(1e9 / p["update"]["max_per_sec"])
+    d["CTV_PERIOD_SHIFT"] = ceil_log2(p["aqm"]["ctv_update_interval_us"] * 1000.0)
+    d["SLOT_MASK"] = (1 << log2_exact(p["queues"]["slots_per_group"], "queues.slots_per_group")) - 1
+    for name, prof in p["targets"]["profiles"].items():
+        d["FLOW_IDX_BITS_%s" % name.upper()] = log2_exact(prof["flows_per_pipe"], "flows_per_pipe of " + name)
+    return d
+
+
+def fine_log(x, fine_per_decade):
+    return int(round(fine_per_decade * math.log10(x)))
+
+
+def entries_log(width, mantissa, action, fn):
+    lines = []
+    for value, mask, lo, hi in buckets(width, mantissa):
+        args = fn(geo_mid(lo, hi))
+        lines.append("0x%x &&& 0x%x : %s(%s);" % (value, mask, action, ", ".join(str(a) for a in args)))
+    return lines
+
+
+def entries_group(p):
+    k = p["groups"]["k"]
+    fam = p["groups"]["families"]
+    kinds = p["groups"]["hybrid_kinds"]
+    ant, mouse = p["groups"]["ant"], p["groups"]["mouse"]
+    base = {f: P.group_id(p, f, 0) for f in fam}
+    model_kind = kinds.index("model")
+    ld_kind = kinds.index("loss_delay")
+    # register values of the egress family: 0 delay, 1 loss-delay, 2 loss
+    by_family = [lambda b: base["delay"] + b,
+                 lambda b: base["hybrid"] + ld_kind,
+                 lambda b: base["loss"] + b]
+
+    def model(b):
+        return base["hybrid"] + model_kind + min(b, k - 1 - model_kind)
+
+    rows = []  # (sparse_gap, ss_state, t_mm, family, band) as (value, mask) pairs; priority = order
+    any_ = (0, 0)
+    rows.append(((0, 0xFFFF), any_, any_, any_, any_, ant))
+    rows.append((any_, (0, 0xFFFF), any_, any_, any_, mouse))
+    for f in range(3):
+        for b in range(k):
+            rows.append((any_, any_, (0, 0xFFFF), (f, 0xFF), (b, 0xFF), by_family[f](b)))
+        rows.append((any_, any_, (0, 0xFFFF), (f, 0xFF), any_, by_family[f](k - 1)))
+    for b in range(k):
+        rows.append((any_, any_, any_, any_, (b, 0xFF), model(b)))
+    rows.append((any_, any_, any_, any_, any_, model(k - 1)))
+    out = []
+    for r in rows:
+        keys = ", ".join("0x%x &&& 0x%x" % kv for kv in r[:5])
+        out.append("(%s) : set_group(%d);" % (keys, r[5]))
+    return out
+
+
+def main(argv):
+    if len(argv) != 2:
+        sys.stderr.write("usage: gen_tables.py OUTDIR\n")
+        return 2
+    p = P.load()
+    out = argv[1]
+    os.makedirs(out, exist_ok=True)
+    d = derived(p)
+    fine = d["FINE_PER_DECADE"]
+    files = {}
+    files["ccfair_gen.p4"] = [HEADER, "#ifndef CCFAIR_GEN_P4", "#define CCFAIR_GEN_P4"] + \
+        ["#define CCFAIR_%s %d" % kv for kv in sorted(d.items())] + ["#endif"]
+    files["entries_log_bytes.p4"] = [HEADER] + entries_log(
+        32, BYTES_MANTISSA, "set_log_bytes",
+        lambda x: (fine_log(x, fine) + d["RATE_OFFSET_FINE"],
+                   fine_log(x, fine) + d["RATE_OFFSET_FINE"] + d["BWEST_DOWN_FINE"]))
+    files["entries_log_rtt.p4"] = [HEADER] + entries_log(
+        32, BYTES_MANTISSA, "set_log_rtt",
+        lambda x: (fine_log(x, fine), fine_log(x, fine) + d["BWEST_UP_FINE"]))
+    files["entries_log_u.p4"] = [HEADER] + entries_log(
+        16, U_MANTISSA, "set_nlog_u",
+        lambda x: (max(0, -fine_log(x / 65536.0, fine)),))
+    # Pseudo-logarithm of the enqueue depth: index of the bucket, so one step
+    # up means growth by about 2^-aggr_growth_shift (P4air's ~1 %).
+    depth = buckets(19, d["AGGR_MANTISSA"])
+    files["entries_log_depth.p4"] = [HEADER] + [
+        "0x%x &&& 0x%x : set_ldepth(%d);" % (v, m, i + 1) for i, (v, m, _, _) in enumerate(depth)]
+    files["entries_group_of.p4"] = [HEADER] + entries_group(p)
+    for name, lines in files.items():
+        path = os.path.join(out, name)
+        with open(path + ".tmp", "w") as f:
+            f.write("\n".join(lines) + "\n")
+        os.replace(path + ".tmp", path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

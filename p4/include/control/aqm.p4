@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0
+// Packet-value AQM per queue (CSAQM), on every switch: the queue's congestion
+// threshold value (CTV) steps up while the queuing delay is above the
+// controller-set target and down below it, once per CTV period; a packet with
+// PV < CTV is dropped, or CE-marked if ECN-capable and the queue allows ECN.
+// The Cocoa buffer limit (controller-computed) is enforced here too.
+control Aqm(inout egress_headers_t hdr,
+            inout egress_metadata_t md,
+            in egress_intrinsic_metadata_t eg_intr_md) {
+    Register<bit<16>, qidx_t>(NUM_QUEUE_INDEX) q_ctv;
+    Register<bit<16>, qidx_t>(NUM_QUEUE_INDEX) q_ctv_tick;
+    Register<bit<32>, qidx_t>(NUM_QUEUE_INDEX) q_max_delay;
+    Register<bit<32>, qidx_t>(NUM_QUEUE_INDEX, 0xFFFFFFFF) q_min_depth;
+    Counter<bit<32>, qidx_t>(NUM_QUEUE_INDEX, CounterType_t.PACKETS) q_limit_drops;
+
+    RegisterAction<bit<16>, qidx_t, bit<1>>(q_ctv_tick) ctv_tick = {
+        void apply(inout bit<16> v, out bit<1> rv) {
+            if (v != md.ctv_now) {
+                v = md.ctv_now;
+                rv = 1;
+            } else {
+                rv = 0;
+            }
+        }
+    };
+    RegisterAction<bit<16>, qidx_t, bit<16>>(q_ctv) ctv_up = {
+        void apply(inout bit<16> v, out bit<16> rv) {
+            v = v |+| CCFAIR_AQM_CTV_STEP_UP;
+            rv = v;
+        }
+    };
+    RegisterAction<bit<16>, qidx_t, bit<16>>(q_ctv) ctv_down = {
+        void apply(inout bit<16> v, out bit<16> rv) {
+            v = v |-| CCFAIR_AQM_CTV_STEP_DOWN;
+            rv = v;
+        }
+    };
+    RegisterAction<bit<16>, qidx_t, bit<16>>(q_ctv) ctv_read = {
+        void apply(inout bit<16> v, out bit<16> rv) {
+            rv = v;
+        }
+    };
+    RegisterAction<bit<32>, qidx_t, bit<32>>(q_max_delay) max_delay = {
+        void apply(inout bit<32> v) {
+            if (md.delay_us > v) {
+                v = md.delay_us;
+            }
+        }
+    };
+    RegisterAction<bit<32>, qidx_t, bit<32>>(q_min_depth) min_depth = {
+        void apply(inout bit<32> v) {
+            if (md.depth < v) {
+                v = md.depth;
+            }
+        }
+    };
+
+    action set_aqm(bit<32> target_delay_us, bit<32> limit_cells, bit<8> ecn) {
+        md.target_delay = target_delay_us;
+        md.limit_cells = limit_cells;
+        md.ecn_en = ecn;
+    }
+    table aqm_cfg {
+        key = {
+            md.eg_port: exact @name("eg_port");
+            hdr.bridged.qid: exact @name("qid");
+        }
+        actions = { set_aqm; }
+        default_action = set_aqm(CCFAIR_AQM_TARGET_DELAY_US, 1 << 19, CCFAIR_AQM_ECN);
+        size = AQM_CFG_SIZE;
+    }
+
+    apply {
+        md.qidx = eg_intr_md.egress_port[6:0] ++ hdr.bridged.qid[QID_BITS - 1:0];
+        md.depth = (bit<32>)eg_intr_md.enq_qdepth;
+        aqm_cfg.apply();
+        md.delay_us = md.eg_ts - hdr.bridged.ig_ts;
+        md.delay_over = md.delay_us |-| md.target_delay;
+        md.depth_over = md.depth |-| md.limit_cells;
+        max_delay.execute(md.qidx);
+        min_depth.execute(md.qidx);
+        if (ctv_tick.execute(md.qidx) == 1) {
+            if (md.delay_over != 0) {
+                md.ctv = ctv_up.execute(md.qidx);
+            } else {
+                md.ctv = ctv_down.execute(md.qidx);
+            }
+        } else {
+            md.ctv = ctv_read.execute(md.qidx);
+        }
+        md.pv_below = md.ctv |-| hdr.shim.pv;
+        if (md.depth_over != 0) {
+            md.drop = 1;
+            q_limit_drops.count(md.qidx);
+        } else if (md.pv_below != 0) {
+            if (hdr.ipv4.isValid() && hdr.ipv4.ecn != 0 && md.ecn_en != 0) {
+                md.mark = 1;
+            } else {
+                md.drop = 1;
+            }
+        }
+    }
+}

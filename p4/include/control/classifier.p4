@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: Apache-2.0
+// Egress half of the classifier (P4air), run for tracked flows of this
+// switch's edge ports. Per packet: the running maximum of the enqueue depth.
+// At the end of an RTT interval: the interval rate (log domain: log bytes -
+// log RTT), BwEst up/down patterns, slow-start end (packets per interval fall
+// or the fair BDP is reached), aggressiveness and the sticky family, then the
+// group (const table generated from the params group layout). A group that
+// differs from the one ingress queued the packet as is sent to ingress by a
+// truncated mirror copy (at most UPDATE rate per pipe; retried at the next
+// interval end if suppressed).
+struct pair16_t {
+    bit<16> lo;
+    bit<16> hi;
+}
+
+control Classifier(inout egress_headers_t hdr,
+                   inout egress_metadata_t md,
+                   in egress_intrinsic_metadata_t eg_intr_md,
+                   inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md) {
+    Register<bit<16>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_rate;
+    Register<pair16_t, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_bwest;
+    Register<pair16_t, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_ss;
+    Register<pair16_t, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_qmax;
+    Register<bit<8>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_aggr;
+    Register<bit<8>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_family;
+    Register<bit<32>, bit<1>>(1) update_limiter;
+
+    // --- logarithms (const, generated): fine units, FINE_PER_DECADE per decade
+    action set_log_bytes(bit<16> log_b, bit<16> log_b_dn) { md.log_b = log_b; md.log_b_dn = log_b_dn; }
+    table log_bytes {
+        key = { hdr.bridged.int_bytes: ternary @name("bytes"); }
+        actions = { set_log_bytes; }
+        const entries = {
+#include "entries_log_bytes.p4"
+        }
+        const default_action = set_log_bytes(0, 0);
+    }
+    action set_log_rtt(bit<16> log_r, bit<16> log_r_up) { md.log_r = log_r; md.log_r_up = log_r_up; }
+    table log_rtt {
+        key = { hdr.bridged.rtt_us: ternary @name("rtt_us"); }
+        actions = { set_log_rtt; }
+        const entries = {
+#include "entries_log_rtt.p4"
+        }
+        const default_action = set_log_rtt(0, 0);
+    }
+    action set_ldepth(bit<16> ld) { md.ld = ld; }
+    table log_depth {
+        key = { eg_intr_md.enq_qdepth: ternary @name("enq_qdepth"); }
+        actions = { set_ldepth; }
+        const entries = {
+#include "entries_log_depth.p4"
+        }
+        const default_action = set_ldepth(0);
+    }
+
+    // --- RTT band = sub-group of the delay and loss families
+    action set_rtt_band(bit<8> band) { md.band = band; }
+    table rtt_band {
+        key = { hdr.bridged.rtt_us: range @name("rtt_us"); }
+        actions = { set_rtt_band; }
+        default_action = set_rtt_band(0);
+        size = RTT_BAND_SIZE;
+    }
+
+    // --- rate of the finished interval; BwEst up (1) / down (2) vs the previous one
+    RegisterAction<bit<16>, bit<FLOW_IDX_BITS>, bit<16>>(flow_rate) rate_end = {
+        void apply(inout bit<16> v, out bit<16> rv) {
+            if (md.lr_up >= v) {
+                rv = 1;
+            } else if (md.lr_dn <= v) {
+                rv = 2;
+            } else {
+                rv = 0;
+            }
+            v = md.lrate;
+        }
+    };
+    RegisterAction<bit<16>, bit<FLOW_IDX_BITS>, bit<16>>(flow_rate) rate_read = {
+        void apply(inout bit<16> v, out bit<16> rv) {
+            rv = v;
+        }
+    };
+    RegisterAction<bit<16>, bit<FLOW_IDX_BITS>, bit<16>>(flow_rate) rate_reset = {
+        void apply(inout bit<16> v, out bit<16> rv) {
+            v = 0;
+            rv = 0;
+        }
+    };
+
+    // lo = last interval was an "up", hi = number of up-then-down patterns
+    RegisterAction<pair16_t, bit<FLOW_IDX_BITS>, bit<16>>(flow_bwest) bwest_end = {
+        void apply(inout pair16_t v, out bit<16> rv) {
+            if (md.bw_code == 2 && v.lo == 1) {
+                v.hi = v.hi |+| 1;
+            }
+            v.lo = md.bw_code;
+            rv = v.hi;
+        }
+    };
+    RegisterAction<pair16_t, bit<FLOW_IDX_BITS>, bit<16>>(flow_bwest) bwest_reset = {
+        void apply(inout pair16_t v) {
+            v.lo = 0;
+            v.hi = 0;
+        }
+    };
+
+    // lo = previous interval's packets (0 once the fair BDP was reached), hi = slow start done
+    RegisterAction<pair16_t, bit<FLOW_IDX_BITS>, bit<16>>(flow_ss) ss_end = {
+        void apply(inout pair16_t v, out bit<16> rv) {
+            if (v.hi == 0) {
+                if (md.ss_in < v.lo) {
+                    v.hi = 1;
+                    rv = SS_ENDED_NOW;
+                } else {
+                    rv = SS_ACTIVE;
+                }
+            } else {
+                rv = SS_DONE;
+            }
+            v.lo = md.ss_in;
+        }
+    };
+    RegisterAction<pair16_t, bit<FLOW_IDX_BITS>, bit<16>>(flow_ss) ss_reset = {
+        void apply(inout pair16_t v) {
+            v.lo = 0;
+            v.hi = 0;
+        }
+    };
+
+    // lo = max pseudo-log depth of this interval, hi = of the previous one
+    RegisterAction<pair16_t, bit<FLOW_IDX_BITS>, bit<8>>(flow_qmax) qmax_pkt = {
+        void apply(inout pair16_t v) {
+            if (md.ld > v.lo) {
+                v.lo = md.ld;
+            }
+        }
+    };
+    RegisterAction<pair16_t, bit<FLOW_IDX_BITS>, bit<8>>(flow_qmax) qmax_end = {
+        void apply(inout pair16_t v, out bit<8> rv) {
+            if (v.lo > v.hi) {
+                rv = 1;
+            } else {
+                rv = 0;
+            }
+            v.hi = v.lo;
+            v.lo = md.ld;
+        }
+    };
+    RegisterAction<pair16_t, bit<FLOW_IDX_BITS>, bit<8>>(flow_qmax) qmax_reset = {
+        void apply(inout pair16_t v) {
+            v.lo = md.ld;
+            v.hi = 0xFFFF;
+        }
+    };
+
+    RegisterAction<bit<8>, bit<FLOW_IDX_BITS>, bit<8>>(flow_aggr) aggr_end = {
+        void apply(inout bit<8> v, out bit<8> rv) {
+            if (md.grew == 1) {
+                v = v |+| 1;
+            } else {
+                v = 0;
+            }
+            rv = v;
+        }
+    };
+    RegisterAction<bit<8>, bit<FLOW_IDX_BITS>, bit<8>>(flow_aggr) aggr_reset = {
+        void apply(inout bit<8> v) {
+            v = 0;
+        }
+    };
+
+    // sticky: delay (0) -> loss-delay (1) -> loss (2)
+    RegisterAction<bit<8>, bit<FLOW_IDX_BITS>, bit<8>>(flow_family) family_end = {
+        void apply(inout bit<8> v, out bit<8> rv) {
+            if (md.cand > v) {
+                v = md.cand;
+            }
+            rv = v;
+        }
+    };
+    RegisterAction<bit<8>, bit<FLOW_IDX_BITS>, bit<8>>(flow_family) family_reset = {
+        void apply(inout bit<8> v) {
+            v = 0;
+        }
+    };
+
+    RegisterAction<bit<32>, bit<1>, bit<1>>(update_limiter) update_allow = {
+        void apply(inout bit<32> v, out bit<1> rv) {
+            if (v != md.update_tick) {
+                v = md.update_tick;
+                rv = 1;
+            } else {
+                rv = 0;
+            }
+        }
+    };
+
+    action set_group(group_t group) { md.new_group = group; }
+    table group_of {
+        key = {
+            md.sparse_gap: ternary;
+            md.ss_state: ternary;
+            md.t_mm: ternary;
+            md.family: ternary;
+            md.band: ternary;
+        }
+        actions = { set_group; }
+        const entries = {
+#include "entries_group_of.p4"
+        }
+        const default_action = set_group(GROUP_ANT);
+    }
+
+    apply {
+        bit<FLOW_IDX_BITS> idx = hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0];
+        log_depth.apply();
+        if (hdr.bridged.flow_new == 1) {
+            rate_reset.execute(idx);
+            bwest_reset.execute(idx);
+            ss_reset.execute(idx);
+            qmax_reset.execute(idx);
+            aggr_reset.execute(idx);
+            family_reset.execute(idx);
+            md.lr_pv = 0;
+        } else if (hdr.bridged.interval_end == 0) {
+            md.lr_pv = rate_read.execute(idx);
+            qmax_pkt.execute(idx);
+        } else {
+            log_bytes.apply();
+            log_rtt.apply();
+            rtt_band.apply();
+            md.lrate = md.log_b |-| md.log_r;
+            md.lr_up = md.log_b |-| md.log_r_up;
+            md.lr_dn = md.log_b_dn |-| md.log_r;
+            md.sparse_gap = hdr.bridged.int_pkts |-| md.ant_max_pkts;
+            md.lr_pv = md.lrate;
+            md.bdp_gap = md.fair_fine |-| md.lrate;
+            md.bw_code = rate_end.execute(idx);
+            md.grew = qmax_end.execute(idx);
+            if (md.bdp_gap == 0) {
+                md.ss_in = 0;
+            } else {
+                md.ss_in = hdr.bridged.int_pkts;
+            }
+            md.ss_state = ss_end.execute(idx);
+            md.bw_count = bwest_end.execute(idx);
+            md.aggr = aggr_end.execute(idx);
+            md.t_mm = md.bw_count |-| md.m_m1;
+            md.t_ld = md.aggr |-| md.m_ld1;
+            md.t_pl = md.aggr |-| md.m_pl1;
+            if (md.t_pl != 0) {
+                md.cand = 2;
+            } else if (md.t_ld != 0) {
+                md.cand = 1;
+            } else {
+                md.cand = 0;
+            }
+            md.family = family_end.execute(idx);
+            group_of.apply();
+            // P4air: one deliberate drop when slow start ends at the fair BDP.
+            if (md.ss_state == SS_ENDED_NOW && md.bdp_gap == 0 && md.ss_drop_en != 0) {
+                md.ss_drop = 1;
+            }
+            if (md.new_group != hdr.bridged.group) {
+                if (update_allow.execute(0) == 1) {
+                    eg_dprsr_md.mirror_type = MIRROR_TYPE_UPDATE;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+// Egress port configuration: role (edge ports pop the shim), the TVF profile
+// used to mark flows leaving here, and the classifier thresholds of this
+// output link (fair rate per long-lived flow, P4air's mLD / mPL / mM).
+control EgPortCfg(inout egress_metadata_t md) {
+    action set_port_cfg(bit<8> role, bit<8> tvf_profile, bit<8> fair_rate_bin,
+                        bit<16> ant_max_pkts, bit<8> m_ld, bit<8> m_pl, bit<8> m_m,
+                        bit<8> ss_drop) {
+        md.role = role;
+        md.tvf_profile = tvf_profile;
+        md.fair_fine = (bit<16>)fair_rate_bin << CCFAIR_FINE_SHIFT;
+        md.ant_max_pkts = ant_max_pkts;
+        // Thresholds minus one: "x >= m" is "x |-| (m - 1) != 0".
+        md.m_ld1 = m_ld - 1;
+        md.m_pl1 = m_pl - 1;
+        md.m_m1 = (bit<16>)(m_m - 1);
+        md.ss_drop_en = ss_drop;
+    }
+    table port_cfg {
+        key = { md.eg_port: exact @name("eg_port"); }
+        actions = { set_port_cfg; }
+        default_action = set_port_cfg(ROLE_EDGE, 0, 255, CCFAIR_FLOW_ANT_MAX_PKTS_PER_INTERVAL,
+                                      CCFAIR_CLASSIFIER_M_LD, CCFAIR_CLASSIFIER_M_PL,
+                                      CCFAIR_CLASSIFIER_M_M, CCFAIR_CLASSIFIER_SS_PROACTIVE_DROP);
+        size = PORT_TABLE_SIZE;
+    }
+    apply { port_cfg.apply(); }
+}

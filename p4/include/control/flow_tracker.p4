@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: Apache-2.0
+// Per-flow tracking at edge ports (ingress half of the classifier):
+// symmetric flow id + signature, handshake RTT, RTT intervals and their
+// packet / byte counts, and the group the flow is currently queued as.
+// One register access per packet each; the egress half (classifier.p4)
+// decides the group and sends it back through a mirrored update.
+
+struct sig_pair_t {
+    bit<16> sig;
+    int<16> expiry;   // last seen + expiry time, 65.5 us units
+}
+
+control FlowTracker(inout ingress_headers_t hdr,
+                    inout ingress_metadata_t md) {
+    Hash<bit<32>>(HashAlgorithm_t.CRC32) idx_hash;
+    Hash<bit<16>>(HashAlgorithm_t.CRC16) sig_hash;
+
+    Register<sig_pair_t, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_sig;
+    Register<bit<32>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_rtt;
+    Register<int<32>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_deadline;
+    Register<bit<16>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_pkts;
+    Register<bit<32>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_bytes;
+    Register<bit<16>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_group;
+    Counter<bit<32>, bit<2>>(UNTRACKED_SIZE, CounterType_t.PACKETS) untracked;
+
+    // --- signature: hit, claim of an empty / expired slot, or collision
+    RegisterAction<sig_pair_t, bit<FLOW_IDX_BITS>, bit<8>>(flow_sig) sig_check = {
+        void apply(inout sig_pair_t v, out bit<8> rv) {
+            if (v.sig == md.sig) {
+                v.expiry = md.exp16_s;
+                rv = TRK_HIT;
+            } else if (md.now16_s - v.expiry > 0) {
+                v.sig = md.sig;
+                v.expiry = md.exp16_s;
+                rv = TRK_NEW;
+            } else {
+                rv = TRK_COLLIDE;
+            }
+        }
+    };
+
+    // --- handshake RTT (P4air): first packet after the SYN minus the SYN
+    RegisterAction<bit<32>, bit<FLOW_IDX_BITS>, bit<32>>(flow_rtt) rtt_syn = {
+        void apply(inout bit<32> v, out bit<32> rv) {
+            v = md.ts_pend;
+            rv = 0;
+        }
+    };
+    RegisterAction<bit<32>, bit<FLOW_IDX_BITS>, bit<32>>(flow_rtt) rtt_read = {
+        void apply(inout bit<32> v, out bit<32> rv) {
+            rv = v;
+        }
+    };
+    RegisterAction<bit<32>, bit<FLOW_IDX_BITS>, bit<32>>(flow_rtt) rtt_sample = {
+        void apply(inout bit<32> v, out bit<32> rv) {
+            if (v >= RTT_PENDING) {
+                v = md.ts_pend - v;
+            }
+            rv = v;
+        }
+    };
+
+    // --- interval: ends at the first packet one RTT after it started
+    RegisterAction<int<32>, bit<FLOW_IDX_BITS>, bit<8>>(flow_deadline) dl_start = {
+        void apply(inout int<32> v, out bit<8> rv) {
+            v = (int<32>)md.deadline;
+            rv = 1;
+        }
+    };
+    RegisterAction<int<32>, bit<FLOW_IDX_BITS>, bit<8>>(flow_deadline) dl_check = {
+        void apply(inout int<32> v, out bit<8> rv) {
+            if (md.ts_s - v >= 0) {
+                v = (int<32>)md.deadline;
+                rv = 1;
+            } else {
+                rv = 0;
+            }
+        }
+    };
+
+    RegisterAction<bit<16>, bit<FLOW_IDX_BITS>, bit<16>>(flow_pkts) pkts_end = {
+        void apply(inout bit<16> v, out bit<16> rv) {
+            rv = v;
+            v = 1;
+        }
+    };
+    RegisterAction<bit<16>, bit<FLOW_IDX_BITS>, bit<16>>(flow_pkts) pkts_inc = {
+        void apply(inout bit<16> v) {
+            v = v |+| 1;
+        }
+    };
+    RegisterAction<bit<32>, bit<FLOW_IDX_BITS>, bit<32>>(flow_bytes) bytes_end = {
+        void apply(inout bit<32> v, out bit<32> rv) {
+            rv = v;
+            v = md.pkt_len32;
+        }
+    };
+    RegisterAction<bit<32>, bit<FLOW_IDX_BITS>, bit<32>>(flow_bytes) bytes_inc = {
+        void apply(inout bit<32> v) {
+            v = v + md.pkt_len32;
+        }
+    };
+
+    // --- group: valid(1) . egress port(9) . group(6)
+    RegisterAction<bit<16>, bit<FLOW_IDX_BITS>, bit<16>>(flow_group) group_read = {
+        void apply(inout bit<16> v, out bit<16> rv) {
+            rv = v;
+        }
+    };
+    RegisterAction<bit<16>, bit<FLOW_IDX_BITS>, bit<16>>(flow_group) group_write = {
+        void apply(inout bit<16> v, out bit<16> rv) {
+            rv = v;
+            v = md.fg_new;
+        }
+    };
+
+    action symmetric() {
+        // Both directions of a connection give the same tuple.
+        md.ip_lo = min(hdr.ipv4.src_addr, hdr.ipv4.dst_addr);
+        md.ip_hi = max(hdr.ipv4.src_addr, hdr.ipv4.dst_addr);
+        md.port_lo = min(md.l4_sport, md.l4_dport);
+        md.port_hi = max(md.l4_sport, md.l4_dport);
+    }
+    action hash_flow() {
+        md.flow_idx = idx_hash.get({md.ip_lo, md.ip_hi, md.port_lo, md.port_hi, md.ip_proto});
+        md.sig = sig_hash.get({md.port_hi, md.ip_hi, md.port_lo, md.ip_lo});
+    }
+
+    action use_default_rtt() { md.rtt_us = md.default_rtt_us; }
+    action use_min_rtt() { md.rtt_us = CCFAIR_RTT_MIN_UNITS; }
+    action clamp_rtt() { md.rtt_us = min(md.rtt_raw, CCFAIR_RTT_MAX_UNITS); }
+    table rtt_fix {
+        key = { md.rtt_raw: ternary; }
+        actions = { use_default_rtt; use_min_rtt; clamp_rtt; }
+        const entries = {
+            0 &&& 0xffffffff : use_default_rtt();   // no handshake seen
+            RTT_PENDING &&& RTT_PENDING : use_default_rtt();  // SYN seen, no sample yet
+            0 &&& 0xffffff80 : use_min_rtt();
+        }
+        const default_action = clamp_rtt();
+        size = 4;
+    }
+
+    apply {
+        if (md.is_update == 1) {
+            // Group decided by the egress classifier (update.p4 checked the port).
+            md.flow_idx = hdr.update.flow_idx;
+            md.fg_new = 1w1 ++ hdr.update.eg_port[8:0] ++ hdr.update.group[5:0];
+            md.fg_written = 1;
+            md.fg_old = group_write.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
+            return;
+        }
+        if (!hdr.tcp.isValid()) {
+            untracked.count(UNTRACKED_NOT_TCP);
+            return;
+        }
+        symmetric();
+        hash_flow();
+        bit<FLOW_IDX_BITS> idx = md.flow_idx[FLOW_IDX_BITS - 1:0];
+        md.trk = sig_check.execute(idx);
+        if (md.syn_only == 1) {
+            md.rtt_raw = rtt_syn.execute(idx);
+        } else if (md.syn_ack == 1) {
+            md.rtt_raw = rtt_read.execute(idx);
+        } else {
+            md.rtt_raw = rtt_sample.execute(idx);
+        }
+        md.slot = (bit<8>)md.sig[7:0] & CCFAIR_SLOT_MASK;
+
+        if (md.trk == TRK_COLLIDE) {
+            untracked.count(UNTRACKED_COLLISION);
+            md.group = GROUP_ANT;
+        } else {
+            md.tracked = 1;
+            if (md.trk == TRK_NEW || md.syn_only == 1) {
+                // New slot or a new connection on it: start over as a mouse.
+                md.flow_new = 1;
+                md.fg_new = 1w1 ++ (bit<9>)md.eg_port ++ (bit<6>)GROUP_MOUSE;
+                md.fg_written = 1;
+                md.fg_old = group_write.execute(idx);
+                md.group = GROUP_MOUSE;
+            } else {
+                md.fg_old = group_read.execute(idx);
+                md.group = (group_t)md.fg_old[5:0];
+            }
+            rtt_fix.apply();
+            md.deadline = md.ts_us + md.rtt_us;
+            if (md.flow_new == 1) {
+                md.interval_end = dl_start.execute(idx);
+            } else {
+                md.interval_end = dl_check.execute(idx);
+            }
+            if (md.interval_end == 1) {
+                md.int_pkts = pkts_end.execute(idx);
+                md.int_bytes = bytes_end.execute(idx);
+            } else {
+                pkts_inc.execute(idx);
+                bytes_inc.execute(idx);
+            }
+        }
+    }
+}

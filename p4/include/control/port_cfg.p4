@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: Apache-2.0
+// Ingress port role: edge (host-facing, flows tracked, shim never trusted)
+// or fabric (switch-facing, shim trusted). Unconfigured ports are edge.
+control IgPortCfg(inout ingress_metadata_t md) {
+    action set_edge_port(bit<32> default_rtt_us) {
+        md.role = ROLE_EDGE;
+        md.default_rtt_us = default_rtt_us;
+    }
+    action set_fabric_port() {
+        md.role = ROLE_FABRIC;
+        md.default_rtt_us = CCFAIR_FLOW_DEFAULT_RTT_US;
+    }
+    table port_cfg {
+        key = { md.ig_port: exact @name("ig_port"); }
+        actions = { set_edge_port; set_fabric_port; }
+        default_action = set_edge_port(CCFAIR_FLOW_DEFAULT_RTT_US);
+        size = PORT_TABLE_SIZE;
+    }
+    apply { port_cfg.apply(); }
+}

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+// Bookkeeping when a flow's group register is written (new flow or a group
+// update from the egress classifier): flows entering / leaving each
+// (port, group), and a rate-bounded digest for reclassifications.
+control GroupUpdate(inout ingress_metadata_t md,
+                    inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md) {
+    Counter<bit<32>, pgidx_t>(NUM_PG_INDEX, CounterType_t.PACKETS) pg_flow_enter;
+    Counter<bit<32>, pgidx_t>(NUM_PG_INDEX, CounterType_t.PACKETS) pg_flow_leave;
+
+    // At most one digest per 2^DIGEST_PERIOD_SHIFT ns per pipe
+    // (controller.digest_max_per_sec); further changes are applied unreported.
+    Register<bit<32>, bit<1>>(1) digest_limiter;
+    RegisterAction<bit<32>, bit<1>, bit<1>>(digest_limiter) digest_allow = {
+        void apply(inout bit<32> v, out bit<1> rv) {
+            if (v != md.digest_tick) {
+                v = md.digest_tick;
+                rv = 1;
+            } else {
+                rv = 0;
+            }
+        }
+    };
+
+    apply {
+        if (md.fg_written == 1 && md.fg_new != md.fg_old) {
+            pg_flow_enter.count(md.fg_new[14:6] ++ md.fg_new[4:0]);
+            if (md.fg_old[15:15] == 1) {
+                pg_flow_leave.count(md.fg_old[14:6] ++ md.fg_old[4:0]);
+            }
+            if (md.is_update == 1) {
+                if (digest_allow.execute(0) == 1) {
+                    ig_dprsr_md.digest_type = DIGEST_TYPE_RECLASS;
+                    md.digest.flow_id = md.flow_idx;
+                    md.digest.eg_port = (bit<16>)md.fg_new[14:6];
+                    md.digest.new_group = (bit<8>)md.fg_new[5:0];
+                    if (md.fg_old[15:15] == 1) {
+                        md.digest.old_group = (bit<8>)md.fg_old[5:0];
+                    } else {
+                        md.digest.old_group = 0xFF;
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: Apache-2.0
+// Packet headers, bridged metadata and per-gress metadata of ccfair.
+#ifndef CCFAIR_HEADER_P4
+#define CCFAIR_HEADER_P4
+
+@controller_header("packet_in")
+header packet_in_h {
+    FabPortId_t ingress_port;
+    bit<7>      _pad0;
+}
+
+@controller_header("packet_out")
+header packet_out_h {
+    bit<7>      _pad0;
+    FabPortId_t egress_port;
+}
+
+header ethernet_h {
+    mac_addr_t dst_addr;
+    mac_addr_t src_addr;
+    bit<16>    ether_type;
+}
+
+// ccfair shim: packet value and group across the fabric (docs/dataplane.md).
+header shim_h {
+    pv_t    pv;
+    group_t group;
+    bit<8>  slot;
+    bit<16> ether_type;
+}
+
+// Group update, egress -> ingress through the recirculation port only.
+header update_h {
+    bit<32> flow_idx;
+    bit<16> eg_port;
+    group_t group;
+    bit<8>  _pad0;
+}
+
+header ipv4_h {
+    bit<4>      version;
+    bit<4>      ihl;
+    bit<6>      dscp;
+    bit<2>      ecn;
+    bit<16>     total_len;
+    bit<16>     identification;
+    bit<3>      flags;
+    bit<13>     frag_offset;
+    bit<8>      ttl;
+    bit<8>      protocol;
+    bit<16>     hdr_checksum;
+    ipv4_addr_t src_addr;
+    ipv4_addr_t dst_addr;
+}
+
+header tcp_h {
+    bit<16> src_port;
+    bit<16> dst_port;
+    bit<32> seq_no;
+    bit<32> ack_no;
+    bit<4>  data_offset;
+    bit<4>  res;
+    bit<1>  cwr;
+    bit<1>  ece;
+    bit<1>  urg;
+    bit<1>  ack;
+    bit<1>  psh;
+    bit<1>  rst;
+    bit<1>  syn;
+    bit<1>  fin;
+    bit<16> window;
+    bit<16> checksum;
+    bit<16> urgent_ptr;
+}
+
+header udp_h {
+    bit<16> src_port;
+    bit<16> dst_port;
+    bit<16> len;
+    bit<16> checksum;
+}
+
+// Ingress -> egress. The egress half of the classifier needs the finished
+// interval's statistics; the queue delay needs the ingress time.
+header bridged_h {
+    bit<8>      bmd_type;
+    bit<1>      from_edge;
+    bit<1>      tracked;
+    bit<1>      flow_new;
+    bit<1>      interval_end;
+    bit<1>      is_pkt_out;
+    bit<3>      _pad0;
+    group_t     group;
+    bit<8>      qid;
+    bit<7>      _pad1;
+    FabPortId_t ig_port;
+    flow_idx_t  flow_idx;
+    bit<32>     rtt_us;
+    bit<32>     ig_ts;
+    bit<32>     int_bytes;
+    bit<16>     int_pkts;
+}
+
+// Egress -> mirrored copy (E2E mirror to the recirculation port).
+header update_mirror_h {
+    bit<8>  bmd_type;
+    group_t group;
+    bit<16> eg_port;
+    bit<32> flow_idx;
+}
+
+struct ingress_headers_t {
+    packet_in_h  packet_in;
+    packet_out_h packet_out;
+    bridged_h    bridged;
+    ethernet_h   ethernet;
+    shim_h       shim;
+    update_h     update;
+    ipv4_h       ipv4;
+    tcp_h        tcp;
+    udp_h        udp;
+}
+
+struct egress_headers_t {
+    packet_in_h     packet_in;
+    bridged_h       bridged;
+    update_mirror_h update_mirror;
+    ethernet_h      ethernet;
+    shim_h          shim;
+    update_h        update;
+    ipv4_h          ipv4;
+}
+
+struct reclass_digest_t {
+    bit<32> flow_id;
+    bit<16> eg_port;
+    bit<8>  old_group;
+    bit<8>  new_group;
+}
+
+struct ingress_metadata_t {
+    FabPortId_t ig_port;
+    FabPortId_t eg_port;
+    bit<8>      role;
+    bit<32>     default_rtt_us;
+    bit<1>      routed;
+    bit<1>      punt;
+    bit<1>      has_port;
+    bit<1>      is_update;
+    bit<1>      track;
+    bit<8>      ip_proto;
+    bit<16>     l4_sport;
+    bit<16>     l4_dport;
+    // symmetric 5-tuple
+    ipv4_addr_t ip_lo;
+    ipv4_addr_t ip_hi;
+    bit<16>     port_lo;
+    bit<16>     port_hi;
+    flow_idx_t  flow_idx;
+    bit<16>     sig;
+    bit<8>      trk;
+    bit<8>      slot;
+    bit<32>     ts_us;
+    bit<32>     ts_pend;
+    int<32>     ts_s;
+    int<16>     now16_s;
+    int<16>     exp16_s;
+    bit<32>     deadline;
+    bit<1>      syn_only;
+    bit<1>      syn_ack;
+    bit<1>      flow_new;
+    bit<1>      tracked;
+    bit<8>      interval_end;
+    bit<32>     int_bytes;
+    bit<16>     int_pkts;
+    bit<32>     pkt_len32;
+    group_t     group;
+    bit<8>      qid;
+    bit<16>     now16;
+    bit<32>     rtt_raw;
+    bit<32>     rtt_us;
+    bit<16>     pkt_len;
+    bit<16>     fg_new;
+    bit<16>     fg_old;
+    bit<1>      fg_written;
+    bit<32>     digest_tick;
+    bit<1>      digest_ok;
+    reclass_digest_t digest;
+}
+
+struct egress_metadata_t {
+    FabPortId_t eg_port;
+    bit<16>     eg_port16;
+    bit<32>     eg_ts;
+    bit<16>     ctv_now;
+    bit<32>     update_tick;
+    // port configuration
+    bit<8>      role;
+    bit<8>      tvf_profile;
+    bit<16>     fair_fine;
+    bit<16>     ant_max_pkts;
+    bit<8>      m_ld1;
+    bit<8>      m_pl1;
+    bit<16>     m_m1;
+    bit<8>      ss_drop_en;
+    // AQM
+    bit<32>     target_delay;
+    bit<32>     limit_cells;
+    bit<8>      ecn_en;
+    qidx_t      qidx;
+    bit<32>     depth;
+    bit<32>     delay_us;
+    bit<32>     delay_over;
+    bit<32>     depth_over;
+    bit<16>     ctv;
+    bit<16>     pv_below;
+    bit<1>      drop;
+    bit<1>      mark;
+    bit<1>      ss_drop;
+    // marker
+    bit<16>     rnd;
+    bit<16>     nlog_u;
+    bit<16>     pos;
+    bit<8>      rate_bin;
+    bit<16>     pv;
+    bit<16>     lr_pv;
+    // classifier
+    bit<16>     log_b;
+    bit<16>     log_b_dn;
+    bit<16>     log_r;
+    bit<16>     log_r_up;
+    bit<16>     lrate;
+    bit<16>     lr_up;
+    bit<16>     lr_dn;
+    bit<16>     bdp_gap;
+    bit<16>     sparse_gap;
+    bit<16>     ld;
+    bit<8>      grew;
+    bit<8>      aggr;
+    bit<8>      t_ld;
+    bit<8>      t_pl;
+    bit<8>      cand;
+    bit<8>      family;
+    bit<16>     bw_code;
+    bit<16>     bw_count;
+    bit<16>     t_mm;
+    bit<16>     ss_in;
+    bit<16>     ss_state;
+    bit<8>      band;
+    group_t     new_group;
+    MirrorId_t  mirror_session;
+}
+
+#endif

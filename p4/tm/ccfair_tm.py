@@ -1,0 +1,119 @@
+# SPDX-License-Identifier: Apache-2.0
+"""ccfair traffic-manager set-up, run once per switch boot by the SDE:
+
+    bfshell -b /path/to/p4/tm/ccfair_tm.py
+
+(set CCFAIR_PARAMS=/path/to/params/ccfair.json and CCFAIR_PORTS="1,2,3,..." =
+the front-panel device ports in use; CCFAIR_PROFILE=tofino|tofino2, default
+from the chip bfrt reports.)
+
+What it sets, from params/ccfair.json, and nothing else (policy changes at run
+time go through P4Runtime tables and registers, never through the TM):
+  * queues.per_port queues on every listed port, identity qid -> queue map
+    (the P4 queue_map table returns qids 0 .. per_port-1);
+  * their scheduling: queues.scheduler ("dwrr": all queues at one priority,
+    DWRR weight queues.default_weight; "rr": same with equal weights;
+    "strict": priority = qid);
+  * the egress-to-ingress group-update path: one mirror session per pipe,
+    id update.mirror_session_base + pipe, to that pipe's recirculation port
+    (update.recirc_port_<profile>), copies truncated to update.truncate_bytes;
+  * on Tofino 2 the recirculation port is added in loopback.
+
+bfshell -b runs this file inside bfrt_python, where the name `bfrt` exists.
+Outside it (e.g. `python3 ccfair_tm.py --dry-run`) it prints the plan only.
+"""
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_PARAMS = os.path.join(HERE, "..", "..", "params", "ccfair.json")
+
+
+def load_params():
+    path = os.environ.get("CCFAIR_PARAMS", DEFAULT_PARAMS)
+    with open(path) as f:
+        return json.load(f)
+
+
+def ports_from_env():
+    raw = os.environ.get("CCFAIR_PORTS", "").strip()
+    if not raw:
+        return []
+    try:
+        return [int(x) for x in raw.split(",") if x.strip()]
+    except ValueError:
+        raise SystemExit("CCFAIR_PORTS must be a comma-separated list of device ports, got %r" % raw)
+
+
+def plan(p, profile, ports):
+    """The TM operations as data, so the dry run and the real run agree."""
+    q = p["queues"]
+    upd = p["update"]
+    n = q["per_port"]
+    if not 1 <= n <= 32:
+        raise SystemExit("queues.per_port must be 1..32, got %r" % n)
+    sched = q["scheduler"]
+    if sched not in ("dwrr", "rr", "strict"):
+        raise SystemExit("queues.scheduler must be dwrr, rr or strict, got %r" % sched)
+    recirc_local = upd["recirc_port_" + profile]
+    ops = []
+    for port in ports:
+        ops.append(("port_queues", port, n))
+        for qid in range(n):
+            if sched == "strict":
+                ops.append(("queue_sched", port, qid, {"max_priority": min(qid, 7)}))
+            else:
+                w = q["default_weight"] if sched == "dwrr" else 1
+                ops.append(("queue_sched", port, qid, {"max_priority": 0, "dwrr_weight": w}))
+    pipes = sorted({port >> 7 for port in ports}) or [0]
+    for pipe in pipes:
+        recirc = (pipe << 7) | recirc_local
+        if profile == "tofino2":
+            ops.append(("loopback_port", recirc))
+        ops.append(("mirror_session", upd["mirror_session_base"] + pipe, recirc, upd["truncate_bytes"]))
+    return ops
+
+
+def apply(ops, profile):
+    tm = bfrt.tf1.tm if profile == "tofino" else bfrt.tf2.tm  # noqa: F821 (bfrt_python global)
+    for op in ops:
+        kind = op[0]
+        if kind == "port_queues":
+            _, port, n = op
+            qmap = [i % n for i in range(32)]
+            tm.port.cfg.mod(dev_port=port, port_queues_count=n, ingress_qid_map=qmap)
+        elif kind == "queue_sched":
+            _, port, qid, fields = op
+            entry = tm.port.cfg.get(dev_port=port, print_ents=False)
+            pg_id = entry.data[b"pg_id"]
+            pg_queue = entry.data[b"egress_qid_queues"][qid]
+            tm.queue.sched_cfg.mod(pipe=port >> 7, pg_id=pg_id, pg_queue=pg_queue, **fields)
+        elif kind == "loopback_port":
+            _, port = op
+            bfrt.port.port.add(DEV_PORT=port, SPEED="BF_SPEED_100G", FEC="BF_FEC_TYP_NONE",  # noqa: F821
+                               LOOPBACK_MODE="BF_LPBK_MAC_NEAR", PORT_ENABLE=True)
+        elif kind == "mirror_session":
+            _, sid, port, trunc = op
+            bfrt.mirror.cfg.add_with_normal(sid=sid, direction="EGRESS", session_enable=True,  # noqa: F821
+                                            ucast_egress_port=port, ucast_egress_port_valid=1,
+                                            max_pkt_len=trunc)
+    bfrt.complete_operations()  # noqa: F821
+
+
+def main():
+    p = load_params()
+    dry = "--dry-run" in sys.argv or "bfrt" not in globals()
+    profile = os.environ.get("CCFAIR_PROFILE")
+    if profile is None:
+        profile = "tofino" if dry or hasattr(bfrt, "tf1") else "tofino2"  # noqa: F821
+    if profile not in p["targets"]["profiles"]:
+        raise SystemExit("CCFAIR_PROFILE must be one of %s, got %r" % (sorted(p["targets"]["profiles"]), profile))
+    ops = plan(p, profile, ports_from_env())
+    for op in ops:
+        print("ccfair_tm:", *op)
+    if not dry:
+        apply(ops, profile)
+
+
+main()
