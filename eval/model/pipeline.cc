@@ -202,6 +202,8 @@ Pipeline::SetGroup(Flow& f, uint8_t g)
 {
     uint8_t old = f.group == 0xFF ? uint8_t(P::GROUP_ANT) : f.group;
     f.group = g;
+    // the flow now sits in another queue: depth history of the old one says nothing
+    f.prev_max_depth = 0;
     // deal slots round-robin per group so a group's flows spread over its queues
     f.slot = uint8_t(m_rrSlot[g]++ % m_c.num_queues);
     if (onGroupChange && old != g)
@@ -270,11 +272,12 @@ Pipeline::RollOver(Flow& f, uint64_t t)
             ng = GroupId(P::FAMILY_HYBRID, P::HYBRID_KIND_LOSS_DELAY);
         else if (fam != P::FAMILY_HYBRID)
             ng = GroupId(fam, SubGroupOfRtt(f.rtt_us)); // RTT band may have moved
-        ++f.intervals;
     }
+    ++f.intervals;
     f.prev_pkts = n;
     f.prev_max_depth = d;
-    f.prev_valid = g == ng || g >= 2; // ant <-> mouse restarts the slow-start history
+    // entering ant or mouse restarts the slow-start history; other changes keep it
+    f.prev_valid = ng == g || ng >= 2;
     f.log_rate = lr;
     f.pkts = f.bytes = f.acks = f.max_depth = 0;
     f.int_start = t;

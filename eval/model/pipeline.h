@@ -125,7 +125,7 @@ struct Flow
     bool ss_dropped = false;
     uint8_t group = 1;
     uint8_t slot = 0;
-    uint32_t intervals = 0;        // completed classified intervals
+    uint32_t intervals = 0;        // completed intervals (roll-overs) since tracking began
     uint64_t last_seen = 0;
 };
 

@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+# Writes testdata/vectors/*.json. Expected values are derived by hand from the
+# rules (see each description); this script only spells the packet trains out.
+import json, os
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vectors")
+A = {"A": {"src": "10.0.0.1", "sport": 40000, "dst": "10.0.1.1", "dport": 5201}}
+D = dict(size=1500, payload=1448)
+
+def pk(t, **kw):
+    s = {"t_us": t, "flow": kw.pop("flow", "A")}
+    s.update(kw)
+    return s
+
+def hs(rtt=10000):
+    return [pk(0, flags="S", size=60, payload=0, expect={"verdict": "enqueued", "group": "mouse", "pv": [65535, 65535]}),
+            pk(rtt, flags="A", size=52, payload=0, drain=True)]
+
+def interval(start, n, every, group=None, drain=True, **kw):
+    s = pk(start, flags="A", repeat=n, every_us=every, drain=drain, **D, **kw)
+    if group:
+        s["expect"] = {"group": group}
+    return s
+
+def write(name, desc, steps, config=None, flows=A):
+    v = {"name": name, "description": desc}
+    if config:
+        v["config"] = config
+    v["flows"] = flows
+    v["steps"] = steps
+    with open(os.path.join(OUT, name + ".json"), "w") as f:
+        json.dump(v, f, indent=1)
+        f.write("\n")
+
+write("handshake-rtt",
+      "RTT = time of the first packet after the SYN in the SYN's direction minus the SYN's time (architecture §2). "
+      "SYN at 0, SYN-ACK (reverse) at 15 ms must not end the handshake, the client's ACK at 20 ms does: RTT 20000 us "
+      "(range allows Tofino's ns>>10 microseconds, 2.4% low). A SYN makes the flow a mouse; no rate yet, so every PV is pv_max. "
+      "The handshake interval is not classified: counters restart at the ACK (1 pure ACK, 0 data packets).",
+      hs(20000)[:1] + [
+          pk(15000, dir="rev", flags="SA", size=60, payload=0),
+          {"op": "check", "t_us": 15000, "flow": "A", "expect": {"group": "mouse", "rtt_us": [50000, 50000]},
+           "note": "still pending: the default RTT"},
+          pk(20000, flags="A", size=52, payload=0, drain=True),
+          {"op": "check", "t_us": 20000, "flow": "A", "expect": {"rtt_us": [19500, 20100], "interval_pkts": 0, "interval_acks": 1, "intervals": 0}},
+          interval(21000, 10, 100, expect={"verdict": "enqueued", "group": "mouse", "pv": [65535, 65535]}),
+          {"op": "check", "t_us": 22000, "flow": "A", "expect": {"interval_pkts": 10, "group": "mouse"}},
+      ], config={"default_rtt_us": 50000})
+
+write("mid-connection-default-rtt",
+      "A flow first seen mid-connection (no SYN) gets the controller-set default RTT (flow.default_rtt_us; pinned to "
+      "30000 here to show it is a knob) and starts as a mouse.",
+      [pk(0, flags="A", **D, expect={"verdict": "enqueued", "group": "mouse"}),
+       {"op": "check", "t_us": 0, "flow": "A", "expect": {"rtt_us": [30000, 30000], "interval_pkts": 1, "intervals": 0}}],
+      config={"default_rtt_us": 30000})
+
+write("interval-rollover",
+      "An interval ends when a packet arrives at least one RTT after the interval started; that packet opens the next "
+      "interval (architecture §2). RTT 10 ms from the handshake (interval starts at the ACK, t=10 ms). Six data packets "
+      "up to t=19.999 ms stay in interval 1; the packet at exactly t=20 ms rolls over: counters restart with it "
+      "(1 packet), one interval completed. Six data packets > ant_max (2): the flow stays a mouse.",
+      hs() + [interval(11000, 5, 1000),
+              {"op": "check", "t_us": 15000, "flow": "A", "expect": {"interval_pkts": 5, "interval_acks": 1}},
+              interval(19999, 1, 0),
+              {"op": "check", "t_us": 19999, "flow": "A", "expect": {"interval_pkts": 6, "intervals": 0}},
+              interval(20000, 1, 0, group="mouse"),
+              {"op": "check", "t_us": 20000, "flow": "A", "expect": {"interval_pkts": 1, "interval_acks": 0, "intervals": 1}}])
+
+write("ants",
+      "At most ant_max_pkts_per_interval (2) packets in an interval make a mouse an ant; more than that make an ant a "
+      "mouse again. RTT 10 ms. Interval 1 (from 10 ms) holds one data packet -> ant at the roll-over packet (t=23 ms). "
+      "Interval 2 (from 23 ms) holds 6 packets -> mouse at t=35 ms. Non-TCP packets are never tracked and go to the "
+      "ant queue (queue 0).",
+      hs() + [interval(11000, 1, 0, group="mouse"),
+              interval(23000, 1, 0, group="ant"),
+              interval(24000, 5, 1000, group="ant"),
+              interval(35000, 1, 0, group="mouse"),
+              {"op": "packet", "t_us": 36000, "flow": "B", "proto": "udp", "size": 100, "payload": 72, "drain": True,
+               "expect": {"verdict": "enqueued", "queue": 0}},
+              {"op": "check", "t_us": 36000, "flow": "B", "expect": {"group": "untracked"}}],
+      flows={**A, "B": {"src": "10.0.0.2", "sport": 5353, "dst": "10.0.1.1", "dport": 53}})
+
+rate_drop = hs() + [interval(10100, 4, 1000, group="mouse"),
+                    interval(20000, 8, 1000, group="mouse"),
+                    interval(30000, 16, 500, group="mouse"),
+                    interval(40000, 8, 1000, group="mouse")]
+write("mouse-to-delay-rate-drop",
+      "Slow start ends when the packets per interval fall; the mouse becomes delay-based (architecture §3). Fair rate "
+      "10 Gbit/s so the fair BDP is never reached. RTT 10 ms; data packets per interval 4, 8, 16, 8: the roll-over at "
+      "t=50 ms sees 8 < 16 -> delay0 (sub-group 0: no RTT boundary set). Queues are drained after every packet.",
+      rate_drop + [interval(50000, 1, 0, group="delay0"),
+                   {"op": "check", "t_us": 50000, "flow": "A", "expect": {"group": "delay0", "intervals": 4}}],
+      config={"link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
+
+write("mouse-to-delay-fair-bdp",
+      "Slow start also ends when the interval's bytes reach the fair BDP = fair rate x RTT (>> bdp_shift = 0); that "
+      "packet is dropped on purpose, once, and the flow becomes delay-based. Fair rate 10 Mbit/s, RTT 10 ms: BDP 12500 B. "
+      "1500-byte packets: after 8 the interval holds 12000 B (< BDP), the 9th brings 13500 B (>= BDP) -> "
+      "drop_proactive and delay0; the next packets pass (one drop only).",
+      hs() + [interval(10100, 8, 500, expect={"verdict": "enqueued", "group": "mouse"}),
+              interval(14100, 1, 0, expect={"verdict": "drop_proactive", "group": "delay0"}),
+              interval(14600, 5, 500, expect={"verdict": "enqueued", "group": "delay0"})],
+      config={"link_rate_bps": 10000000, "fair_rate_bps": 10000000})
+
+# aggressiveness: interval k (k>=5) carries k-1 packets that queue up, drained at the end of the interval
+steps = hs() + [interval(10100, 4, 1000), interval(20000, 8, 1000), interval(30000, 16, 500), interval(40000, 8, 1000)]
+for k in range(5, 18):
+    n = k - 1
+    g = "delay0" if k <= 8 else ("hybrid0" if k <= 16 else "loss0")
+    steps.append(interval(k * 10000, n, 500, drain=False, expect={"group": g}))
+    if k == 8:
+        steps.append({"op": "check", "t_us": k * 10000, "flow": "A", "expect": {"aggr": 3, "group": "delay0"}})
+    if k == 9:
+        steps.append({"op": "check", "t_us": k * 10000, "flow": "A", "expect": {"aggr": 4, "group": "hybrid0"}})
+    if k == 16:
+        steps.append({"op": "check", "t_us": k * 10000, "flow": "A", "expect": {"aggr": 11, "group": "hybrid0"}})
+    if k == 17:
+        steps.append({"op": "check", "t_us": k * 10000, "flow": "A", "expect": {"aggr": 12, "group": "loss0"}})
+    steps.append({"op": "dequeue", "t_us": k * 10000 + 9000, "count": "all", "expect": {"count": n}})
+write("aggressiveness-delay-lossdelay-loss",
+      "Every interval whose maximum enqueue depth (seen in egress) grows by at least depth >> aggr_growth_shift (and is "
+      "larger) increments aggressiveness; m_ld (4) makes a delay flow loss-delay (hybrid0), m_pl (12) purely loss "
+      "(loss0). The flow becomes delay0 by rate drop at t=50 ms (as in mouse-to-delay-rate-drop, queues drained, depth 0). "
+      "Then interval k (from k x 10 ms, k = 5..17) sends k-1 packets that queue up and are drained 9 ms in, so the "
+      "interval's max enqueue depth is (k-2) x 1500 B: growing every interval. Roll-overs at 60..90 ms give aggr 1..4 "
+      "-> hybrid0 at t=90 ms; a group change moves the flow to another queue, so its depth history restarts at 0 and "
+      "the next interval still counts as growth; aggr 12 at t=170 ms -> loss0. Packet counts rise by < 1.125x per "
+      "interval after the first ones and never fall by 0.75x, so BwEst stays 0.",
+      steps, config={"link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
+
+# BBR-like: 10 pkts base, probe 13 (>= 1.125x), drain 8 (<= 0.75 x 13), cycle of 8 intervals
+steps = list(rate_drop)
+cyc = [13, 8, 10, 10, 10, 10, 10, 10]
+counts = [10] + cyc * 4  # intervals 5 .. 37
+bw = 0
+for i, n in enumerate(counts):
+    k = 5 + i
+    prev = counts[i - 1] if i else None
+    g = "delay0" if bw < 4 else "hybrid1"
+    steps.append(interval(k * 10000, n, 700, expect={"group": g}))
+    if n == 8:
+        bw += 1  # counted at the next roll-over
+        steps.append({"op": "check", "t_us": k * 10000, "flow": "A", "expect": {"bwest": bw - 1}})
+    if bw == 4 and g == "delay0":
+        pass
+write("bwest-model-based",
+      "BwEst: an interval whose rate is >= (1 + 2^-bwest_up_shift) = 1.125x the previous one, followed within two "
+      "intervals by one <= (1 - 2^-bwest_down_shift) = 0.75x of that probe, is one pattern; m_m (4) patterns make the "
+      "flow model-based (hybrid1), like BBR's 1.25x probe / 0.75x drain every 8 RTTs. After delay0 (rate drop at 50 ms), "
+      "packets per 10 ms interval: 10, then 4 cycles of [13, 8, 10 x 6]. 13 after 10 is a probe (1.3x), 8 after 13 a drain "
+      "(0.62x) -> BwEst +1 at the roll-over after each 8-interval; 10 after 8 is a probe (1.25x) but no drain follows. "
+      "The 4th pattern completes at the roll-over of t=320 ms -> hybrid1 from then on. Queues drained: aggressiveness 0.",
+      steps, config={"link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
+
+write("symmetric-flow-id",
+      "Both directions of a connection hash to the same slot and signature (architecture §1): the reverse SYN-ACK and "
+      "reverse pure ACKs land in the forward flow's slot. The SYN-ACK is not 'the first packet after the SYN in the "
+      "same direction', so the RTT comes from the forward ACK (10 ms). Reverse pure ACKs count as interval ACKs.",
+      [pk(0, flags="S", size=60, payload=0),
+       pk(5000, dir="rev", flags="SA", size=60, payload=0),
+       {"op": "check", "t_us": 5000, "flow": "A", "dir": "rev", "expect": {"group": "mouse", "rtt_us": [50000, 50000]}},
+       pk(10000, flags="A", size=52, payload=0, drain=True),
+       interval(10100, 3, 100),
+       pk(11000, dir="rev", flags="A", size=52, payload=0, repeat=2, every_us=100, drain=True),
+       {"op": "check", "t_us": 11200, "flow": "A", "dir": "rev",
+        "expect": {"group": "mouse", "rtt_us": [9700, 10100], "interval_pkts": 3, "interval_acks": 3}}],
+      config={"default_rtt_us": 50000})
+
+pv_pre = [interval(0, 10, 1000), {"op": "check", "t_us": 9000, "flow": "A", "expect": {"interval_pkts": 10}}]
+write("pv-drawing",
+      "PV = TVF(u x rate) (architecture §5). Mid-connection flow, default RTT 10 ms; interval 1 carries 10 x 1500 B -> "
+      "rate 15000 B / 10 ms = 12 Mbit/s = 12000 kbps. TVF (per-flow objective): bin i = floor(16 log10(kbps / 10)), "
+      "PV = 65535 - floor(65535 i / 160). u = u16 / 65536. u16 65535: 12000 kbps -> bin 49 -> 45465; u16 32768: 6000 kbps "
+      "-> bin 44 -> 47513; u16 655: 119.9 kbps -> bin 17 -> 58572; u16 1: 0.18 kbps -> bin 0 -> 65535. Ranges allow one "
+      "bin either way for the log tables. Random u (hardware): every PV lies in [TVF(bin 50), 65535] = [45056, 65535].",
+      pv_pre + [
+          interval(10000, 1, 0, u16=65535, expect={"pv": [45056, 45875]}),
+          interval(10100, 1, 0, u16=32768, expect={"pv": [47103, 47923]}),
+          interval(10200, 1, 0, u16=655, expect={"pv": [58163, 58982]}),
+          interval(10300, 1, 0, u16=1, expect={"pv": [65535, 65535]}),
+          interval(10400, 30, 100, expect={"pv": [45056, 65535]})],
+      config={"default_rtt_us": 10000, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
+
+aqm_pre = pv_pre + [{"op": "set", "t_us": 10000, "queue": "all", "ctv": 46000, "ctv_lo": 46000, "ctv_hi": 46000,
+                     "note": "controller pins every queue's CTV at 46000"}]
+write("aqm-drop-and-mark",
+      "Packet-value AQM (architecture §6): a packet with PV < CTV is dropped, or CE-marked if ECN-capable (aqm.ecn on). "
+      "Same flow as pv-drawing (12 Mbit/s): u16 65535 draws PV in [45056, 45875] < CTV 46000 -> drop; u16 1 draws 65535 "
+      ">= CTV -> forward; ECT with u16 65535 -> mark. Decisions are taken in egress (dequeue).",
+      aqm_pre + [
+          interval(10000, 1, 0, u16=65535, drain=False),
+          {"op": "dequeue", "t_us": 10000, "count": "all", "expect": {"actions": ["drop"], "ctv": [46000, 46000]}},
+          interval(10100, 1, 0, u16=1, drain=False),
+          {"op": "dequeue", "t_us": 10100, "count": "all", "expect": {"actions": ["forward"]}},
+          interval(10200, 1, 0, u16=65535, ect=True, drain=False),
+          {"op": "dequeue", "t_us": 10200, "count": "all", "expect": {"actions": ["mark"]}}],
+      config={"default_rtt_us": 10000, "ecn": True, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
+
+write("aqm-ecn-off",
+      "With aqm.ecn off an ECN-capable packet below the CTV is dropped, never marked. Otherwise as aqm-drop-and-mark.",
+      aqm_pre + [
+          interval(10000, 1, 0, u16=65535, ect=True, drain=False),
+          {"op": "dequeue", "t_us": 10000, "count": "all", "expect": {"actions": ["drop"]}}],
+      config={"default_rtt_us": 10000, "ecn": False, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
+
+write("ctv-toward-target",
+      "The CTV moves up by ctv_step_up (64) when the dequeued packet's queuing delay is above the target (5 ms), down by "
+      "ctv_step_down (32) below it, at most once per ctv_update_interval_us (1 ms). CTV set to 30000 (range 0..65535). "
+      "Ten packets queued at t=0 (no rate yet: PV 65535, all forwarded). Dequeues at 10, 10.5, 11, 12 ms (sojourn >= 10 ms): "
+      "30064, unchanged (< 1 ms since the last update), 30128, 30192; the rest at 13 ms: 30256 once. A packet queued at "
+      "14 ms and dequeued at 14.1 ms (0.1 ms < target): 30224; again at 15.2/15.3 ms: 30192.",
+      [{"op": "set", "t_us": 0, "queue": "all", "ctv": 30000, "ctv_lo": 0, "ctv_hi": 65535},
+       interval(0, 10, 0, drain=False),
+       {"op": "dequeue", "t_us": 10000, "count": 1, "expect": {"actions": ["forward"], "ctv": [30064, 30064], "sojourn_us": [10000, 10000]}},
+       {"op": "dequeue", "t_us": 10500, "count": 1, "expect": {"ctv": [30064, 30064]}},
+       {"op": "dequeue", "t_us": 11000, "count": 1, "expect": {"ctv": [30128, 30128]}},
+       {"op": "dequeue", "t_us": 12000, "count": 1, "expect": {"ctv": [30192, 30192]}},
+       {"op": "dequeue", "t_us": 13000, "count": "all", "expect": {"count": 6, "ctv": [30256, 30256]}},
+       interval(14000, 1, 0, drain=False),
+       {"op": "dequeue", "t_us": 14100, "count": "all", "expect": {"actions": ["forward"], "ctv": [30224, 30224]}},
+       interval(15200, 1, 0, drain=False),
+       {"op": "dequeue", "t_us": 15300, "count": "all", "expect": {"ctv": [30192, 30192]}}],
+      config={"default_rtt_us": 50000, "target_delay_us": 5000, "ctv_update_interval_us": 1000, "ctv_step_up": 64, "ctv_step_down": 32})
+
+write("cocoa-initial-limit",
+      "Each queue starts with Cocoa's initial buffer limit (cocoa.initial_limit_pkts, 100 here): with nothing dequeued, "
+      "packets 1..100 of a burst are queued, the 101st is tail-dropped.",
+      [interval(0, 100, 0, drain=False, expect={"verdict": "enqueued"}),
+       interval(0, 1, 0, drain=False, expect={"verdict": "drop_limit"})],
+      config={"initial_limit_pkts": 100})
+print(sorted(os.listdir(OUT)))
