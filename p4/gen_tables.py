@@ -148,11 +148,10 @@ def main(argv):
         ["#define CCFAIR_%s %d" % kv for kv in sorted(d.items())] + ["#endif"]
     files["entries_log_bytes.p4"] = [HEADER] + entries_log(
         32, BYTES_MANTISSA, "set_log_bytes",
-        lambda x: (fine_log(x, fine) + d["RATE_OFFSET_FINE"],
-                   fine_log(x, fine) + d["RATE_OFFSET_FINE"] + d["BWEST_DOWN_FINE"]))
+        lambda x: (fine_log(x, fine) + d["RATE_OFFSET_FINE"],))
     files["entries_log_rtt.p4"] = [HEADER] + entries_log(
         32, BYTES_MANTISSA, "set_log_rtt",
-        lambda x: (fine_log(x, fine), fine_log(x, fine) + d["BWEST_UP_FINE"]))
+        lambda x: (fine_log(x, fine),))
     files["entries_log_u.p4"] = [HEADER] + entries_log(
         16, U_MANTISSA, "set_nlog_u",
         lambda x: (max(0, -fine_log(x / 65536.0, fine)),))

@@ -226,12 +226,9 @@ struct egress_metadata_t {
     bit<16>     lr_pv;
     // classifier
     bit<16>     log_b;
-    bit<16>     log_b_dn;
     bit<16>     log_r;
-    bit<16>     log_r_up;
     bit<16>     lrate;
-    bit<16>     lr_up;
-    bit<16>     lr_dn;
+    int<16>     lrate_s;
     bit<16>     bdp_gap;
     bit<16>     sparse_gap;
     bit<16>     ld;

@@ -21,6 +21,9 @@ time go through P4Runtime tables and registers, never through the TM):
 
 bfshell -b runs this file inside bfrt_python, where the name `bfrt` exists.
 Outside it (e.g. `python3 ccfair_tm.py --dry-run`) it prints the plan only.
+`python3 ccfair_tm.py --stratum NODE_ID` prints the same queue plan as the
+vendor_config block of a Stratum chassis config (stratum_bfrt); the mirror
+session is then a P4Runtime clone session the controller writes.
 """
 import json
 import os
@@ -101,8 +104,40 @@ def apply(ops, profile):
     bfrt.complete_operations()  # noqa: F821
 
 
+def stratum_config(ops, node_id):
+    """The queue part of the plan as Stratum's vendor_config.tofino_config."""
+    by_port = {}
+    for op in ops:
+        if op[0] == "queue_sched":
+            _, port, qid, fields = op
+            by_port.setdefault(port, []).append((qid, fields))
+    blobs = []
+    for port, queues in sorted(by_port.items()):
+        maps = []
+        for qid, f in queues:
+            maps.append("          queue_mapping {\n"
+                        "            queue_id: %d\n"
+                        "            priority: PRIO_%d\n"
+                        "            weight: %d\n"
+                        "          }" % (qid, f["max_priority"], f.get("dwrr_weight", 1)))
+        blobs.append("        queue_configs {\n          sdk_port: %d\n%s\n        }" % (port, "\n".join(maps)))
+    return ("vendor_config {\n  tofino_config {\n    node_id_to_qos_config {\n"
+            "      key: %d\n      value {\n%s\n      }\n    }\n  }\n}\n" % (node_id, "\n".join(blobs)))
+
+
 def main():
     p = load_params()
+    if "--stratum" in sys.argv:
+        i = sys.argv.index("--stratum")
+        try:
+            node_id = int(sys.argv[i + 1])
+        except (IndexError, ValueError):
+            raise SystemExit("--stratum needs the chassis-config node id (an integer)")
+        profile = os.environ.get("CCFAIR_PROFILE", "tofino")
+        if profile not in p["targets"]["profiles"]:
+            raise SystemExit("CCFAIR_PROFILE must be one of %s, got %r" % (sorted(p["targets"]["profiles"]), profile))
+        sys.stdout.write(stratum_config(plan(p, profile, ports_from_env()), node_id))
+        return
     dry = "--dry-run" in sys.argv or "bfrt" not in globals()
     profile = os.environ.get("CCFAIR_PROFILE")
     if profile is None:

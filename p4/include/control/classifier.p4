@@ -17,7 +17,7 @@ control Classifier(inout egress_headers_t hdr,
                    inout egress_metadata_t md,
                    in egress_intrinsic_metadata_t eg_intr_md,
                    inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md) {
-    Register<bit<16>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_rate;
+    Register<int<16>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_rate;
     Register<pair16_t, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_bwest;
     Register<pair16_t, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_ss;
     Register<pair16_t, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_qmax;
@@ -26,23 +26,23 @@ control Classifier(inout egress_headers_t hdr,
     Register<bit<32>, bit<1>>(1) update_limiter;
 
     // --- logarithms (const, generated): fine units, FINE_PER_DECADE per decade
-    action set_log_bytes(bit<16> log_b, bit<16> log_b_dn) { md.log_b = log_b; md.log_b_dn = log_b_dn; }
+    action set_log_bytes(bit<16> log_b) { md.log_b = log_b; }
     table log_bytes {
         key = { hdr.bridged.int_bytes: ternary @name("bytes"); }
         actions = { set_log_bytes; }
         const entries = {
 #include "entries_log_bytes.p4"
         }
-        const default_action = set_log_bytes(0, 0);
+        const default_action = set_log_bytes(0);
     }
-    action set_log_rtt(bit<16> log_r, bit<16> log_r_up) { md.log_r = log_r; md.log_r_up = log_r_up; }
+    action set_log_rtt(bit<16> log_r) { md.log_r = log_r; }
     table log_rtt {
         key = { hdr.bridged.rtt_us: ternary @name("rtt_us"); }
         actions = { set_log_rtt; }
         const entries = {
 #include "entries_log_rtt.p4"
         }
-        const default_action = set_log_rtt(0, 0);
+        const default_action = set_log_rtt(0);
     }
     action set_ldepth(bit<16> ld) { md.ld = ld; }
     table log_depth {
@@ -63,28 +63,28 @@ control Classifier(inout egress_headers_t hdr,
         size = RTT_BAND_SIZE;
     }
 
-    // --- rate of the finished interval; BwEst up (1) / down (2) vs the previous one
-    RegisterAction<bit<16>, bit<FLOW_IDX_BITS>, bit<16>>(flow_rate) rate_end = {
-        void apply(inout bit<16> v, out bit<16> rv) {
-            if (md.lr_up >= v) {
+    // --- rate of the finished interval; BwEst up (1) / down (2) vs the previous
+    // one. Signed: the rates are logarithms, a difference is a ratio.
+    RegisterAction<int<16>, bit<FLOW_IDX_BITS>, bit<16>>(flow_rate) rate_end = {
+        void apply(inout int<16> v, out bit<16> rv) {
+            if (md.lrate_s - v >= CCFAIR_BWEST_UP_FINE) {
                 rv = 1;
-            } else if (md.lr_dn <= v) {
+            } else if (v - md.lrate_s >= CCFAIR_BWEST_DOWN_FINE) {
                 rv = 2;
             } else {
                 rv = 0;
             }
-            v = md.lrate;
+            v = md.lrate_s;
         }
     };
-    RegisterAction<bit<16>, bit<FLOW_IDX_BITS>, bit<16>>(flow_rate) rate_read = {
-        void apply(inout bit<16> v, out bit<16> rv) {
+    RegisterAction<int<16>, bit<FLOW_IDX_BITS>, int<16>>(flow_rate) rate_read = {
+        void apply(inout int<16> v, out int<16> rv) {
             rv = v;
         }
     };
-    RegisterAction<bit<16>, bit<FLOW_IDX_BITS>, bit<16>>(flow_rate) rate_reset = {
-        void apply(inout bit<16> v, out bit<16> rv) {
+    RegisterAction<int<16>, bit<FLOW_IDX_BITS>, int<16>>(flow_rate) rate_reset = {
+        void apply(inout int<16> v) {
             v = 0;
-            rv = 0;
         }
     };
 
@@ -224,15 +224,14 @@ control Classifier(inout egress_headers_t hdr,
             family_reset.execute(idx);
             md.lr_pv = 0;
         } else if (hdr.bridged.interval_end == 0) {
-            md.lr_pv = rate_read.execute(idx);
+            md.lr_pv = (bit<16>)rate_read.execute(idx);
             qmax_pkt.execute(idx);
         } else {
             log_bytes.apply();
             log_rtt.apply();
             rtt_band.apply();
             md.lrate = md.log_b |-| md.log_r;
-            md.lr_up = md.log_b |-| md.log_r_up;
-            md.lr_dn = md.log_b_dn |-| md.log_r;
+            md.lrate_s = (int<16>)(md.log_b |-| md.log_r);
             md.sparse_gap = hdr.bridged.int_pkts |-| md.ant_max_pkts;
             md.lr_pv = md.lrate;
             md.bdp_gap = md.fair_fine |-| md.lrate;
