@@ -39,7 +39,7 @@ control IngressPipe(inout ingress_headers_t hdr,
         md.ts_us = ig_prsr_md.global_tstamp[41:10];
         md.ts_s = (int<32>)ig_prsr_md.global_tstamp[41:10];
         md.ts_pend = RTT_PENDING | (bit<32>)ig_prsr_md.global_tstamp[40:10];
-        md.now16_s = (int<16>)ig_prsr_md.global_tstamp[31:16];
+        md.now16 = ig_prsr_md.global_tstamp[35:20];
         md.digest_tick = (bit<32>)(ig_prsr_md.global_tstamp >> CCFAIR_DIGEST_PERIOD_SHIFT);
     }
     action init_l4_tcp() {
@@ -51,9 +51,21 @@ control IngressPipe(inout ingress_headers_t hdr,
         md.l4_dport = hdr.udp.dst_port;
     }
 
+    action bridge() {
+        hdr.bridged.setValid();
+        hdr.bridged.bmd_type = BMD_BRIDGED;
+        hdr.bridged.from_edge = 0;
+        hdr.bridged.tracked = 0;
+        hdr.bridged.flow_new = 0;
+        hdr.bridged.interval_end = 0;
+        hdr.bridged.is_pkt_out = 0;
+        hdr.bridged._pad0 = 0;
+        hdr.bridged._pad1 = 0;
+        hdr.bridged.ig_port = md.ig_port;
+    }
+
     apply {
         init_md();
-        md.exp16_s = md.now16_s + CCFAIR_EXPIRE_UNITS;
         if (hdr.ipv4.isValid()) {
             md.ip_proto = hdr.ipv4.protocol;
             md.pkt_len32 = (bit<32>)hdr.ipv4.total_len;
@@ -75,10 +87,8 @@ control IngressPipe(inout ingress_headers_t hdr,
             // Controller packet-out: straight to the requested port.
             ig_tm_md.ucast_egress_port = (PortId_t)hdr.packet_out.egress_port;
             hdr.packet_out.setInvalid();
-            hdr.bridged.setValid();
-            hdr.bridged.bmd_type = BMD_BRIDGED;
+            bridge();
             hdr.bridged.is_pkt_out = 1;
-            hdr.bridged.ig_port = md.ig_port;
         } else {
             if (hdr.update.isValid()) {
                 // Group update from the egress classifier; accepted only from
@@ -112,9 +122,7 @@ control IngressPipe(inout ingress_headers_t hdr,
             }
         }
         if (md.is_update == 0 && !hdr.bridged.isValid()) {
-            hdr.bridged.setValid();
-            hdr.bridged.bmd_type = BMD_BRIDGED;
-            hdr.bridged.ig_port = md.ig_port;
+            bridge();
             if (!hdr.shim.isValid() && hdr.ipv4.isValid()) {
                 // Ingress edge: push the shim; the PV is set at egress.
                 hdr.shim.setValid();

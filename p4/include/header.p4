@@ -163,8 +163,6 @@ struct ingress_metadata_t {
     bit<32>     ts_us;
     bit<32>     ts_pend;
     int<32>     ts_s;
-    int<16>     now16_s;
-    int<16>     exp16_s;
     bit<32>     deadline;
     bit<1>      syn_only;
     bit<1>      syn_ack;
@@ -246,6 +244,7 @@ struct egress_metadata_t {
     bit<8>      band;
     group_t     new_group;
     MirrorId_t  mirror_session;
+    bit<32>     mirror_flow_idx;
 }
 
 #endif

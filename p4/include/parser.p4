@@ -8,6 +8,13 @@ parser IngressParserImpl(packet_in pkt,
                          out ingress_metadata_t md,
                          out ingress_intrinsic_metadata_t ig_intr_md) {
     state start {
+        // Flags and values read before they may be written start at 0.
+        md.routed = 0; md.punt = 0; md.has_port = 0; md.is_update = 0; md.track = 0;
+        md.syn_only = 0; md.syn_ack = 0; md.flow_new = 0; md.tracked = 0;
+        md.interval_end = 0; md.int_bytes = 0; md.int_pkts = 0; md.rtt_us = 0;
+        md.flow_idx = 0; md.fg_written = 0; md.slot = 0; md.qid = 0; md.group = 0;
+        md.l4_sport = 0; md.l4_dport = 0; md.ip_proto = 0; md.pkt_len32 = 0;
+        md.eg_port = (FabPortId_t)0;
         pkt.extract(ig_intr_md);
         pkt.advance(PORT_METADATA_SIZE);
         transition select(ig_intr_md.ingress_port) {
@@ -90,6 +97,8 @@ parser EgressParserImpl(packet_in pkt,
                         out egress_metadata_t md,
                         out egress_intrinsic_metadata_t eg_intr_md) {
     state start {
+        md.drop = 0; md.mark = 0; md.ss_drop = 0; md.lr_pv = 0; md.role = 0;
+        md.new_group = 0; md.mirror_flow_idx = 0;
         pkt.extract(eg_intr_md);
         transition select(pkt.lookahead<bit<8>>()) {
             BMD_MIRROR_UPDATE: parse_update_mirror;
@@ -144,7 +153,7 @@ control EgressDeparserImpl(packet_out pkt,
         if (eg_dprsr_md.mirror_type == MIRROR_TYPE_UPDATE) {
             mirror.emit<update_mirror_h>(md.mirror_session, {
                 BMD_MIRROR_UPDATE, md.new_group,
-                md.eg_port16, hdr.bridged.flow_idx});
+                md.eg_port16, md.mirror_flow_idx});
         }
         pkt.emit(hdr.packet_in);
         pkt.emit(hdr.ethernet);

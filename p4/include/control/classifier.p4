@@ -213,19 +213,18 @@ control Classifier(inout egress_headers_t hdr,
     }
 
     apply {
-        bit<FLOW_IDX_BITS> idx = hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0];
         log_depth.apply();
         if (hdr.bridged.flow_new == 1) {
-            rate_reset.execute(idx);
-            bwest_reset.execute(idx);
-            ss_reset.execute(idx);
-            qmax_reset.execute(idx);
-            aggr_reset.execute(idx);
-            family_reset.execute(idx);
+            rate_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+            bwest_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+            ss_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+            qmax_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+            aggr_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+            family_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
             md.lr_pv = 0;
         } else if (hdr.bridged.interval_end == 0) {
-            md.lr_pv = (bit<16>)rate_read.execute(idx);
-            qmax_pkt.execute(idx);
+            md.lr_pv = (bit<16>)rate_read.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+            qmax_pkt.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
         } else {
             log_bytes.apply();
             log_rtt.apply();
@@ -235,16 +234,16 @@ control Classifier(inout egress_headers_t hdr,
             md.sparse_gap = hdr.bridged.int_pkts |-| md.ant_max_pkts;
             md.lr_pv = md.lrate;
             md.bdp_gap = md.fair_fine |-| md.lrate;
-            md.bw_code = rate_end.execute(idx);
-            md.grew = qmax_end.execute(idx);
+            md.bw_code = rate_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+            md.grew = qmax_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
             if (md.bdp_gap == 0) {
                 md.ss_in = 0;
             } else {
                 md.ss_in = hdr.bridged.int_pkts;
             }
-            md.ss_state = ss_end.execute(idx);
-            md.bw_count = bwest_end.execute(idx);
-            md.aggr = aggr_end.execute(idx);
+            md.ss_state = ss_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+            md.bw_count = bwest_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+            md.aggr = aggr_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
             md.t_mm = md.bw_count |-| md.m_m1;
             md.t_ld = md.aggr |-| md.m_ld1;
             md.t_pl = md.aggr |-| md.m_pl1;
@@ -255,7 +254,7 @@ control Classifier(inout egress_headers_t hdr,
             } else {
                 md.cand = 0;
             }
-            md.family = family_end.execute(idx);
+            md.family = family_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
             group_of.apply();
             // P4air: one deliberate drop when slow start ends at the fair BDP.
             if (md.ss_state == SS_ENDED_NOW && md.bdp_gap == 0 && md.ss_drop_en != 0) {
@@ -264,6 +263,7 @@ control Classifier(inout egress_headers_t hdr,
             if (md.new_group != hdr.bridged.group) {
                 if (update_allow.execute(0) == 1) {
                     eg_dprsr_md.mirror_type = MIRROR_TYPE_UPDATE;
+                    md.mirror_flow_idx = hdr.bridged.flow_idx;
                 }
             }
         }

@@ -7,7 +7,7 @@
 
 struct sig_pair_t {
     bit<16> sig;
-    int<16> expiry;   // last seen + expiry time, 65.5 us units
+    bit<16> seen;     // last seen, 2^20 ns units (wraps after 68.7 s)
 }
 
 control FlowTracker(inout ingress_headers_t hdr,
@@ -26,13 +26,16 @@ control FlowTracker(inout ingress_headers_t hdr,
     // --- signature: hit, claim of an empty / expired slot, or collision
     RegisterAction<sig_pair_t, bit<FLOW_IDX_BITS>, bit<8>>(flow_sig) sig_check = {
         void apply(inout sig_pair_t v, out bit<8> rv) {
-            if (v.sig == md.sig) {
-                v.expiry = md.exp16_s;
-                rv = TRK_HIT;
-            } else if (md.now16_s - v.expiry > 0) {
+            if (md.now16 - v.seen > CCFAIR_EXPIRE_UNITS) {
+                // Empty, or idle longer than the expiry: (re)start a flow here.
+                // Modular difference: a stale slot looks busy again only for
+                // the expiry time once every 68.7 s.
                 v.sig = md.sig;
-                v.expiry = md.exp16_s;
+                v.seen = md.now16;
                 rv = TRK_NEW;
+            } else if (v.sig == md.sig) {
+                v.seen = md.now16;
+                rv = TRK_HIT;
             } else {
                 rv = TRK_COLLIDE;
             }
@@ -101,7 +104,8 @@ control FlowTracker(inout ingress_headers_t hdr,
         }
     };
 
-    // --- group: valid(1) . egress port(9) . group(6)
+    // --- group: valid(1) . 0 . egress port(9) . group(5); bits 13:0 are the
+    // (port, group) counter index.
     RegisterAction<bit<16>, bit<FLOW_IDX_BITS>, bit<16>>(flow_group) group_read = {
         void apply(inout bit<16> v, out bit<16> rv) {
             rv = v;
@@ -110,7 +114,7 @@ control FlowTracker(inout ingress_headers_t hdr,
     RegisterAction<bit<16>, bit<FLOW_IDX_BITS>, bit<16>>(flow_group) group_write = {
         void apply(inout bit<16> v, out bit<16> rv) {
             rv = v;
-            v = md.fg_new;
+            v = md.fg_new | 0x8000;
         }
     };
 
@@ -145,7 +149,7 @@ control FlowTracker(inout ingress_headers_t hdr,
         if (md.is_update == 1) {
             // Group decided by the egress classifier (update.p4 checked the port).
             md.flow_idx = hdr.update.flow_idx;
-            md.fg_new = 1w1 ++ hdr.update.eg_port[8:0] ++ hdr.update.group[5:0];
+            md.fg_new = 2w0 ++ hdr.update.eg_port[8:0] ++ hdr.update.group[4:0];
             md.fg_written = 1;
             md.fg_old = group_write.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
             return;
@@ -156,14 +160,13 @@ control FlowTracker(inout ingress_headers_t hdr,
         }
         symmetric();
         hash_flow();
-        bit<FLOW_IDX_BITS> idx = md.flow_idx[FLOW_IDX_BITS - 1:0];
-        md.trk = sig_check.execute(idx);
+        md.trk = sig_check.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
         if (md.syn_only == 1) {
-            md.rtt_raw = rtt_syn.execute(idx);
+            md.rtt_raw = rtt_syn.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
         } else if (md.syn_ack == 1) {
-            md.rtt_raw = rtt_read.execute(idx);
+            md.rtt_raw = rtt_read.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
         } else {
-            md.rtt_raw = rtt_sample.execute(idx);
+            md.rtt_raw = rtt_sample.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
         }
         md.slot = (bit<8>)md.sig[7:0] & CCFAIR_SLOT_MASK;
 
@@ -175,27 +178,27 @@ control FlowTracker(inout ingress_headers_t hdr,
             if (md.trk == TRK_NEW || md.syn_only == 1) {
                 // New slot or a new connection on it: start over as a mouse.
                 md.flow_new = 1;
-                md.fg_new = 1w1 ++ (bit<9>)md.eg_port ++ (bit<6>)GROUP_MOUSE;
+                md.fg_new = 2w0 ++ (bit<9>)md.eg_port ++ (bit<5>)GROUP_MOUSE;
                 md.fg_written = 1;
-                md.fg_old = group_write.execute(idx);
+                md.fg_old = group_write.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
                 md.group = GROUP_MOUSE;
             } else {
-                md.fg_old = group_read.execute(idx);
-                md.group = (group_t)md.fg_old[5:0];
+                md.fg_old = group_read.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
+                md.group = (group_t)md.fg_old[4:0];
             }
             rtt_fix.apply();
             md.deadline = md.ts_us + md.rtt_us;
             if (md.flow_new == 1) {
-                md.interval_end = dl_start.execute(idx);
+                md.interval_end = dl_start.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
             } else {
-                md.interval_end = dl_check.execute(idx);
+                md.interval_end = dl_check.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
             }
             if (md.interval_end == 1) {
-                md.int_pkts = pkts_end.execute(idx);
-                md.int_bytes = bytes_end.execute(idx);
+                md.int_pkts = pkts_end.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
+                md.int_bytes = bytes_end.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
             } else {
-                pkts_inc.execute(idx);
-                bytes_inc.execute(idx);
+                pkts_inc.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
+                bytes_inc.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
             }
         }
     }

@@ -22,19 +22,19 @@ control GroupUpdate(inout ingress_metadata_t md,
     };
 
     apply {
-        if (md.fg_written == 1 && md.fg_new != md.fg_old) {
-            pg_flow_enter.count(md.fg_new[14:6] ++ md.fg_new[4:0]);
+        if (md.fg_written == 1 && (md.fg_new | 0x8000) != md.fg_old) {
+            pg_flow_enter.count(md.fg_new[13:0]);
             if (md.fg_old[15:15] == 1) {
-                pg_flow_leave.count(md.fg_old[14:6] ++ md.fg_old[4:0]);
+                pg_flow_leave.count(md.fg_old[13:0]);
             }
             if (md.is_update == 1) {
                 if (digest_allow.execute(0) == 1) {
                     ig_dprsr_md.digest_type = DIGEST_TYPE_RECLASS;
                     md.digest.flow_id = md.flow_idx;
-                    md.digest.eg_port = (bit<16>)md.fg_new[14:6];
-                    md.digest.new_group = (bit<8>)md.fg_new[5:0];
+                    md.digest.eg_port = (bit<16>)md.fg_new[13:5];
+                    md.digest.new_group = (bit<8>)md.fg_new[4:0];
                     if (md.fg_old[15:15] == 1) {
-                        md.digest.old_group = (bit<8>)md.fg_old[5:0];
+                        md.digest.old_group = (bit<8>)md.fg_old[4:0];
                     } else {
                         md.digest.old_group = 0xFF;
                     }
