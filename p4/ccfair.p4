@@ -112,7 +112,7 @@ control IngressPipe(inout ingress_headers_t hdr,
                     // Fabric port: group and slot as marked by the ingress edge.
                     md.group = hdr.shim.group;
                     md.slot = hdr.shim.slot;
-                } else if (hdr.ipv4.isValid()) {
+                } else if (hdr.ipv4.isValid() && md.role == ROLE_EDGE) {
                     md.track = 1;
                 }
             }
@@ -123,7 +123,7 @@ control IngressPipe(inout ingress_headers_t hdr,
         }
         if (md.is_update == 0 && !hdr.bridged.isValid()) {
             bridge();
-            if (!hdr.shim.isValid() && hdr.ipv4.isValid()) {
+            if (!hdr.shim.isValid() && hdr.ipv4.isValid() && md.punt == 0) {
                 // Ingress edge: push the shim; the PV is set at egress.
                 hdr.shim.setValid();
                 hdr.shim.pv = CCFAIR_TVF_PV_MAX;
@@ -143,7 +143,8 @@ control IngressPipe(inout ingress_headers_t hdr,
             hdr.bridged.rtt_us = md.rtt_us;
             hdr.bridged.ig_ts = md.ts_us;
             hdr.bridged.int_bytes = md.int_bytes;
-            hdr.bridged.int_pkts = md.int_pkts;
+            hdr.bridged.int_pkts = md.int_data;
+            hdr.bridged.int_acks = md.int_acks;
             if (md.has_port == 0 && md.punt == 0) {
                 ig_dprsr_md.drop_ctl = 1;
             }
@@ -192,6 +193,11 @@ control EgressPipe(inout egress_headers_t hdr,
                 hdr.packet_in.setValid();
                 hdr.packet_in.ingress_port = hdr.bridged.ig_port;
                 hdr.packet_in._pad0 = 0;
+                if (hdr.shim.isValid()) {
+                    // copy_to_cpu of a marked packet: the controller sees it as sent.
+                    hdr.ethernet.ether_type = hdr.shim.ether_type;
+                    hdr.shim.setInvalid();
+                }
             } else if (hdr.bridged.is_pkt_out == 0 && hdr.shim.isValid()) {
                 port_cfg.apply(md);
                 if (hdr.bridged.tracked == 1) {

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Extract ccfair's resource usage from bf-p4c outputs.
 
-  resources.py PROFILE COMPILER_OUTDIR  -> JSON on stdout
+  resources.py PROFILE COMPILER_OUTDIR          -> JSON on stdout
+  resources.py --markdown RESOURCES_JSON...       -> the table of RESOURCES.md
 
 Reads COMPILER_OUTDIR/pipe/logs/{resources.json,metrics.json} and
 COMPILER_OUTDIR/bfrt.json. Percentages are of what the target has: the
@@ -72,7 +73,25 @@ def flows_per_pipe(bfrt):
     return None
 
 
+def markdown(paths):
+    rows = [load(p) for p in paths]
+    cols = [("profile", "profile"), ("stages", None), ("SRAM blocks", None), ("TCAM blocks", None),
+            ("PHV containers", None), ("flows per pipe", "flows_per_pipe")]
+    out = ["| " + " | ".join(c[0] for c in cols) + " |", "|" + "---|" * len(cols)]
+    for r in rows:
+        out.append("| %s | %d / %d | %d / %d (%s %%) | %d / %d (%s %%) | %d / %d (%s %%) | %s |" % (
+            r["profile"], r["stages_used"], r["stages_available"],
+            r["sram_used"], r["sram_available"], r["sram_pct"],
+            r["tcam_used"], r["tcam_available"], r["tcam_pct"],
+            r["phv_containers_used"], r["phv_containers_available"], r["phv_pct"],
+            "{:,}".format(r["flows_per_pipe"])))
+    return "\n".join(out) + "\n"
+
+
 def main(argv):
+    if len(argv) >= 3 and argv[1] == "--markdown":
+        sys.stdout.write(markdown(argv[2:]))
+        return 0
     if len(argv) != 3:
         sys.stderr.write("usage: resources.py PROFILE COMPILER_OUTDIR\n")
         return 2

@@ -98,7 +98,8 @@ header bridged_h {
     bit<32>     rtt_us;
     bit<32>     ig_ts;
     bit<32>     int_bytes;
-    bit<16>     int_pkts;
+    bit<16>     int_pkts;   // finished interval's data packets (pure ACKs excluded)
+    bit<16>     int_acks;   // finished interval's pure ACKs
 }
 
 // Egress -> mirrored copy (E2E mirror to the recirculation port).
@@ -171,6 +172,9 @@ struct ingress_metadata_t {
     bit<8>      interval_end;
     bit<32>     int_bytes;
     bit<16>     int_pkts;
+    bit<16>     int_acks;
+    bit<16>     int_data;
+    bit<16>     pure_ack;
     bit<32>     pkt_len32;
     group_t     group;
     bit<8>      qid;

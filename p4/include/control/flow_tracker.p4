@@ -20,6 +20,7 @@ control FlowTracker(inout ingress_headers_t hdr,
     Register<int<32>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_deadline;
     Register<bit<16>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_pkts;
     Register<bit<32>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_bytes;
+    Register<bit<16>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_acks;
     Register<bit<16>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_group;
     Counter<bit<32>, bit<2>>(UNTRACKED_SIZE, CounterType_t.PACKETS) untracked;
 
@@ -104,6 +105,19 @@ control FlowTracker(inout ingress_headers_t hdr,
         }
     };
 
+    // Pure ACKs of the interval: the classifier uses data packets only.
+    RegisterAction<bit<16>, bit<FLOW_IDX_BITS>, bit<16>>(flow_acks) acks_end = {
+        void apply(inout bit<16> v, out bit<16> rv) {
+            rv = v;
+            v = md.pure_ack;
+        }
+    };
+    RegisterAction<bit<16>, bit<FLOW_IDX_BITS>, bit<16>>(flow_acks) acks_inc = {
+        void apply(inout bit<16> v) {
+            v = v |+| 1;
+        }
+    };
+
     // --- group: valid(1) . 0 . egress port(9) . group(5); bits 13:0 are the
     // (port, group) counter index.
     RegisterAction<bit<16>, bit<FLOW_IDX_BITS>, bit<16>>(flow_group) group_read = {
@@ -143,6 +157,25 @@ control FlowTracker(inout ingress_headers_t hdr,
         }
         const default_action = clamp_rtt();
         size = 4;
+    }
+
+    // A pure ACK: ACK flag only and no payload (IPv4 without options).
+    action set_pure_ack() { md.pure_ack = 1; }
+    action no_pure_ack() { md.pure_ack = 0; }
+    table pure_ack {
+        key = {
+            hdr.tcp.data_offset: exact;
+            hdr.ipv4.total_len: exact;
+        }
+        actions = { set_pure_ack; no_pure_ack; }
+        const entries = {
+            (5, 40) : set_pure_ack(); (6, 44) : set_pure_ack(); (7, 48) : set_pure_ack();
+            (8, 52) : set_pure_ack(); (9, 56) : set_pure_ack(); (10, 60) : set_pure_ack();
+            (11, 64) : set_pure_ack(); (12, 68) : set_pure_ack(); (13, 72) : set_pure_ack();
+            (14, 76) : set_pure_ack(); (15, 80) : set_pure_ack();
+        }
+        const default_action = no_pure_ack();
+        size = 16;
     }
 
     apply {
@@ -193,12 +226,20 @@ control FlowTracker(inout ingress_headers_t hdr,
             } else {
                 md.interval_end = dl_check.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
             }
+            if (hdr.tcp.ack == 1 && hdr.tcp.syn == 0 && hdr.tcp.fin == 0 && hdr.tcp.rst == 0) {
+                pure_ack.apply();
+            }
             if (md.interval_end == 1) {
                 md.int_pkts = pkts_end.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
                 md.int_bytes = bytes_end.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
+                md.int_acks = acks_end.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
+                md.int_data = md.int_pkts |-| md.int_acks;
             } else {
                 pkts_inc.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
                 bytes_inc.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
+                if (md.pure_ack == 1) {
+                    acks_inc.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
+                }
             }
         }
     }
