@@ -93,6 +93,7 @@ REGISTERS = {
     IG + ".flow_tracker.flow_pkts": 16,
     IG + ".flow_tracker.flow_bytes": 32,
     IG + ".flow_tracker.flow_group": 16,
+    EG + ".classifier.flow_bwest": 16,
     EG + ".classifier.flow_aggr": 8,
     EG + ".classifier.flow_family": 8,
 }

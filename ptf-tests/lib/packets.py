@@ -6,7 +6,7 @@ import os
 import sys
 
 from scapy.fields import BitField, XShortField
-from scapy.layers.inet import ICMP, IP, TCP, UDP
+from scapy.layers.inet import ICMP, IP, TCP, UDP, IPOption
 from scapy.layers.l2 import ARP, Ether
 from scapy.packet import Packet, Raw, bind_layers
 

@@ -171,7 +171,7 @@ def preflight(args, env, params):
         "profile": args.profile, "agent": args.agent, "agent_bin": agent, "model_bin": model,
         "sde": sde, "sde_install": sde_install, "sde_version": have,
         "build_dir": build_dir, "cfg_dir": cfg_dir, "ports": ports, "veths": veths,
-        "chip_type": prof_spec["chip_type"],
+        "chip_type": prof_spec["chip_type"], "shaped_port": fabric["ptf"]["shaped_port"],
         "grpc_addr": args.grpc_addr or fabric["ptf"]["grpc_addr"],
         "device_id": args.device_id if args.device_id is not None else fabric["ptf"]["device_id"],
         "log_dir": os.path.abspath(args.log_dir or os.path.join(
@@ -239,12 +239,15 @@ def commands(plan):
 def ptf_command(plan):
     params = P.load()
     cpu = params["cpu"]["port_%s" % plan["profile"]]
+    dev_of_iface = {"veth%d" % v["veth2"]: v["device_port"] for v in plan["veths"]}
+    dev_ports = ",".join("%d:%d" % (p["p4_port"], dev_of_iface[p["iface_name"]]) for p in plan["ports"])
     test_params = ";".join([
         "p4info='%s'" % os.path.join(plan["build_dir"], "p4info.txt"),
         "device_config='%s'" % os.path.join(plan["log_dir"], "device_config.bin"),
         "grpcaddr='%s'" % plan["grpc_addr"], "device_id=%d" % plan["device_id"],
         "profile='%s'" % plan["profile"], "cpu_port=%d" % cpu,
         "vectors='%s'" % os.path.join(REPO, "testdata", "vectors"),
+        "dev_ports='%s'" % dev_ports, "shaped_port=%d" % plan["shaped_port"],
     ])
     argv = [os.path.join(REPO, ".venv", "bin", "ptf"), "--test-dir", os.path.join(PTF_DIR, "tests"),
             "--log-file", os.path.join(plan["log_dir"], "ptf.log"),

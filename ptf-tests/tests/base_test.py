@@ -15,6 +15,7 @@ grpcaddr, device_id, profile, cpu_port, shaped_port, vectors.
 import hashlib
 import os
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
@@ -85,10 +86,12 @@ class CcfairTest(BaseTest):
         return contract.require(kind, key)
 
     # -- writes (recorded for clean-up) --------------------------------------------------
-    def insert(self, table, match=None, action=None, params=None, priority=0):
+    def insert(self, table, match=None, action=None, params=None, priority=0, modify=False):
+        """Write an entry (recorded for tearDown); modify=True changes one this test inserted."""
         te = self.sw.insert(self.name("table", table), match, self.name("action", action) if action else None,
-                            params, priority)
-        self._written.append(te)
+                            params, priority, modify=modify)
+        if not modify:
+            self._written.append(te)
         return te
 
     def insert_many(self, table, entries):
@@ -181,7 +184,7 @@ class CcfairTest(BaseTest):
         self.insert(IG + ".port_cfg.port_cfg", {"ig_port": port}, IG + ".port_cfg.set_fabric_port")
         self.egress_cfg(port, role=self.params["ports"]["role_fabric"])
 
-    def egress_cfg(self, port, **over):
+    def egress_cfg(self, port, modify=False, **over):
         """EgressPipe port_cfg for `port`: the contract's defaults from params, overridden by `over`."""
         p, c = self.params, self.params["classifier"]
         cfg = {"role": p["ports"]["role_edge"], "tvf_profile": 0, "fair_rate_bin": 255,
@@ -191,7 +194,7 @@ class CcfairTest(BaseTest):
         if unknown:
             raise ValueError("egress_cfg: unknown field(s) %s" % ", ".join(sorted(unknown)))
         cfg.update(over)
-        self.insert(EG + ".port_cfg.port_cfg", {"eg_port": port}, EG + ".port_cfg.set_port_cfg", cfg)
+        self.insert(EG + ".port_cfg.port_cfg", {"eg_port": port}, EG + ".port_cfg.set_port_cfg", cfg, modify=modify)
 
     def l2(self, host, port):
         self.insert(IG + ".forwarding.l2_exact", {"eth_dst": K.HOST_MAC[host]},
@@ -236,6 +239,25 @@ class CcfairTest(BaseTest):
             if d["old_group"] == 0xFF:
                 return d["flow_id"]
         self.fail("no new-flow digest (old_group 0xFF) within %.1f s" % timeout)
+
+    def flow_group(self, flow_id):
+        """(valid, device port, group) from the flow_group register (valid:1, port:9, group:6)."""
+        v = self.read_register(IG + ".flow_tracker.flow_group", flow_id)
+        return v >> 15, (v >> 6) & 0x1FF, v & 0x3F
+
+    def drive(self, port, flow, counts, rtt_us, size=1000, out_port=None):
+        """Send counts[i] data packets of `flow` in interval i, each interval a bit longer than the
+        flow's RTT, then one packet that closes the last interval. Returns the packets sent."""
+        sent, seq = 0, 1
+        for n in counts + [1]:
+            for _ in range(n):
+                self.send(port, flow.data(size, seq=seq))
+                seq += size
+                sent += 1
+            if out_port is not None:
+                self.recv_all(out_port, timeout=0.05)
+            time.sleep(rtt_us * 1.2e-6)
+        return sent
 
     def forward_pair(self, a_port, b_port, a=0, b=1):
         """Hosts a on a_port and b on b_port, both edge, bridged both ways."""

@@ -127,4 +127,7 @@ def test_dry_run_plans_model_agent_and_ptf_from_the_port_map(tmp_path, profile, 
         for e in json.load(f):
             assert "-i %d@%s" % (e["p4_port"], e["iface_name"]) in ptf
     assert "p4info=" in ptf and ptf.rstrip().endswith(" flow")
+    veths = json.load(open(os.path.join(REPO, "model-configs", "ptf", profile, "tofino-model-ports.json")))
+    pairs = ",".join("%d:%d" % (i + 1, v["device_port"]) for i, v in enumerate(veths["PortToVeth"]))
+    assert "dev_ports=" in ptf and pairs in ptf and "shaped_port=8" in ptf
     assert sum(l.split()[0] == "veth" for l in lines) > 0

@@ -1,0 +1,161 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Packet-value AQM on the shaped port's queue: the CTV rises while the queuing delay is above
+the target and falls back when it is below; packets with PV < CTV are dropped, or CE-marked
+when ECN-capable and the queue has ECN on; the Cocoa buffer limit drops at a full queue.
+
+Congestion comes from bursts of a TCP flow whose group's TVF gives the maximum PV, so it is
+never itself below the CTV; the packets under test are UDP (group ant) with PV 0."""
+import time
+
+from ptf.testutils import group
+
+import contract as C
+import packets as K
+from base_test import CcfairTest, EG
+
+CTV, MAX_DELAY, MIN_DEPTH = EG + ".aqm.q_ctv", EG + ".aqm.q_max_delay", EG + ".aqm.q_min_depth"
+DROPS, MARKS, LIMIT_DROPS = EG + ".telemetry.pg_drops", EG + ".telemetry.pg_marks", EG + ".aqm.q_limit_drops"
+QID = 0  # queue_map's default
+
+
+class _Aqm(CcfairTest):
+    def setup_congestion(self, target_delay_us=100, limit_cells=1 << 19, ecn=None):
+        p1, out = self.ports[0], self.shaped_port
+        self.forward_pair(p1, out)
+        self.aqm(out, QID, target_delay_us, limit_cells, ecn)
+        self.tvf(self.group_id("mouse"), lambda b: self.params["tvf"]["pv_max"])
+        self.tvf(self.group_id("ant"), lambda b: 0)
+        self.qidx = C.queue_index(self.profile, self.dev_port(out), QID)
+        return p1, out
+
+    def burst(self, p1, flow, n, probes=(), seq0=1):
+        """n data packets of `flow` back to back, with the `probes` packets among them."""
+        probes = list(probes)
+        every = max(1, n // (len(probes) + 1))
+        for i in range(n):
+            self.send(p1, flow.data(1000, seq=seq0 + 1000 * i))
+            if probes and i % every == every - 1:
+                self.send(p1, probes.pop())
+        for p in probes:
+            self.send(p1, p)
+
+    def congest(self, p1, out, rounds=4, n=60, probes=()):
+        f = K.Flow(0, 1, 46000 + rounds)
+        got = []
+        for r in range(rounds):
+            self.burst(p1, f, n, probes if r == rounds - 1 else (), seq0=1 + 1000 * n * r)
+            got += self.recv_all(out, timeout=0.2)
+        return got
+
+    def ctv(self):
+        return self.read_register(CTV, self.qidx)
+
+
+@group("aqm")
+class CtvRisesAboveTargetDelay(_Aqm):
+    """A standing queue above the target delay drives the CTV up from 0."""
+
+    def runTest(self):
+        p1, out = self.setup_congestion()
+        self.write_register(MAX_DELAY, self.qidx, 0)
+        start = self.ctv()
+        self.congest(p1, out)
+        self.assertGreater(self.read_register(MAX_DELAY, self.qidx), 100,
+                           "no queue built on the shaped port %d: tofino-model did not shape it" % out)
+        self.assertGreater(self.ctv(), start)
+
+
+@group("aqm")
+class DropBelowCtv(_Aqm):
+    """Once the CTV is above 0, PV-0 packets (ant) are dropped while max-PV packets pass."""
+
+    def runTest(self):
+        p1, out = self.setup_congestion(ecn=0)
+        ant, mouse = self.group_id("ant"), self.group_id("mouse")
+        self.congest(p1, out)
+        self.assertGreater(self.ctv(), 0)
+        d_ant, d_mouse = self.pg(DROPS, out, ant)[0], self.pg(DROPS, out, mouse)[0]
+        probes = [K.udp(0, 1, sport=7000 + i) for i in range(10)]
+        got = self.congest(p1, out, rounds=1, probes=probes)
+        self.assertGreater(self.pg(DROPS, out, ant)[0] - d_ant, 0)
+        self.assertEqual(self.pg(DROPS, out, mouse)[0] - d_mouse, 0, "max-PV packets were dropped by the AQM")
+        self.assertLess(len([p for p in got if p.haslayer(K.UDP)]), len(probes))
+
+
+@group("aqm")
+class EcnMarkInsteadOfDrop(_Aqm):
+    """ECT(0) packets below the CTV on an ECN queue leave CE-marked instead of being dropped."""
+
+    def runTest(self):
+        p1, out = self.setup_congestion(ecn=1)
+        ant = self.group_id("ant")
+        self.congest(p1, out)
+        self.assertGreater(self.ctv(), 0)
+        m0, d0 = self.pg(MARKS, out, ant)[0], self.pg(DROPS, out, ant)[0]
+        probes = [K.udp(0, 1, sport=7100 + i, tos=0x02) for i in range(10)]
+        got = [p for p in self.congest(p1, out, rounds=1, probes=probes) if p.haslayer(K.UDP)]
+        marked = [p for p in got if p[K.IP].tos & 0x3 == 0x3]
+        self.assertGreater(len(marked), 0, "no CE mark on ECT packets below the CTV")
+        self.assertEqual(self.pg(MARKS, out, ant)[0] - m0, len(marked))
+        self.assertEqual(self.pg(DROPS, out, ant)[0] - d0, 0, "ECT packets dropped on an ECN queue")
+        self.assertEqual(len(got), len(probes))
+
+
+@group("aqm")
+class EcnOffDropsEct(_Aqm):
+    """With ECN off for the queue, ECT packets below the CTV are dropped, not marked."""
+
+    def runTest(self):
+        p1, out = self.setup_congestion(ecn=0)
+        ant = self.group_id("ant")
+        self.congest(p1, out)
+        m0, d0 = self.pg(MARKS, out, ant)[0], self.pg(DROPS, out, ant)[0]
+        probes = [K.udp(0, 1, sport=7200 + i, tos=0x02) for i in range(10)]
+        self.congest(p1, out, rounds=1, probes=probes)
+        self.assertEqual(self.pg(MARKS, out, ant)[0] - m0, 0)
+        self.assertGreater(self.pg(DROPS, out, ant)[0] - d0, 0)
+
+
+@group("aqm")
+class CtvFallsBelowTarget(_Aqm):
+    """After the congestion ends, packets that find no queue move the CTV back down."""
+
+    def runTest(self):
+        p1, out = self.setup_congestion()
+        self.congest(p1, out)
+        peak = self.ctv()
+        self.assertGreater(peak, 0)
+        f = K.Flow(0, 1, 46100)
+        interval_s = self.params["aqm"]["ctv_update_interval_us"] * 1e-6
+        for i in range(100):  # a trickle: one packet per two update intervals, no queue
+            self.send(p1, f.data(100, seq=1 + 100 * i))
+            time.sleep(2 * interval_s)
+        self.recv_all(out, 0.2)
+        self.assertLess(self.ctv(), peak)
+
+
+@group("aqm")
+class BufferLimitDrops(_Aqm):
+    """A queue limit of a few cells drops the excess of a burst and counts it per queue."""
+
+    def runTest(self):
+        p1, out = self.setup_congestion(target_delay_us=1 << 30, limit_cells=16)
+        l0 = self.read_counter(LIMIT_DROPS, self.qidx)[0]
+        d0 = self.pg_packets(DROPS, out)
+        self.congest(p1, out, rounds=1)
+        limit_drops = self.read_counter(LIMIT_DROPS, self.qidx)[0] - l0
+        self.assertGreater(limit_drops, 0)
+        self.assertGreaterEqual(self.pg_packets(DROPS, out) - d0, limit_drops)
+
+
+@group("aqm")
+@group("telemetry")
+class QueueMinDepthResettable(_Aqm):
+    """q_min_depth: reset to 0xFFFFFFFF by the controller, then the smallest depth seen."""
+
+    def runTest(self):
+        p1, out = self.setup_congestion(target_delay_us=1 << 30)
+        self.write_register(MIN_DEPTH, self.qidx, 0xFFFFFFFF)
+        self.assertEqual(self.read_register(MIN_DEPTH, self.qidx), 0xFFFFFFFF)
+        self.congest(p1, out, rounds=1)
+        self.assertLess(self.read_register(MIN_DEPTH, self.qidx), 0xFFFFFFFF)

@@ -1,0 +1,129 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Bad input: truncated or malformed TCP, IP options, fragments and non-IP traffic must not
+create or corrupt flow state and must not stop forwarding. A packet the program cannot parse
+as TCP is either forwarded unchanged as untracked traffic or dropped; it is never tracked.
+(The forged-shim case is ForgedShimOnEdgeNotTrusted in test_shim.py.)"""
+from ptf.testutils import group
+
+import contract as C
+import packets as K
+from base_test import CcfairTest, EG
+
+PKTS = EG + ".telemetry.pg_pkts"
+
+
+class _Bad(CcfairTest):
+    def check_untracked(self, bad):
+        """`bad` creates no flow, leaves unchanged or not at all, and forwarding goes on."""
+        p1, p2 = self.ports[0], self.ports[1]
+        self.forward_pair(p1, p2)
+        self.enable_digest("reclass_digest_t")
+        ant = self.group_id("ant")
+        a0 = self.pg(PKTS, p2, ant)[0]
+        self.send(p1, bad)
+        out = self.recv_all(p2, 1.0)
+        self.assertFalse([d for d in self.reclass(1.0) if d["old_group"] == 0xFF],
+                         "a malformed packet created a flow")
+        for p in out:
+            self.assertEqual(bytes(p), bytes(bad), "malformed packet forwarded modified")
+        self.assertEqual(self.pg(PKTS, p2, ant)[0] - a0, len(out), "forwarded, but not as untracked (ant)")
+        good = K.Flow(0, 1, 48999).syn()
+        self.send(p1, good)
+        self.expect(good, p2)
+
+
+def tcp_bytes(flow_pkt, tcp_len):
+    """An IPv4/TCP frame whose IP total length covers only `tcp_len` bytes of TCP header."""
+    p = flow_pkt.copy()
+    p[K.IP].len = 20 + tcp_len
+    raw = bytes(p[K.Ether])[:14 + 20 + tcp_len]
+    return K.pad(K.Ether(raw), 64)
+
+
+@group("badinput")
+class TruncatedTcp(_Bad):
+    """IPv4 says TCP but carries 8 bytes of TCP header (ports and sequence only)."""
+
+    def runTest(self):
+        self.check_untracked(tcp_bytes(K.Flow(0, 1, 49000).syn(), 8))
+
+
+@group("badinput")
+class TcpDataOffsetTooSmall(_Bad):
+    """A TCP header whose data offset is 2 words (< 5) is malformed."""
+
+    def runTest(self):
+        p = K.Flow(0, 1, 49001).syn()
+        p[K.TCP].dataofs = 2
+        self.check_untracked(K.Ether(bytes(p)))
+
+
+@group("badinput")
+class NonFirstFragment(_Bad):
+    """A non-first fragment of a TCP datagram has no TCP header: never tracked."""
+
+    def runTest(self):
+        p = K.pad(K.Ether(src=K.HOST_MAC[0], dst=K.HOST_MAC[1]) /
+                  K.IP(src=K.HOST_IP[0], dst=K.HOST_IP[1], proto=6, frag=100, flags=0, id=7) /
+                  K.Raw(b"\x11" * 40), 100)
+        self.check_untracked(p)
+
+
+@group("badinput")
+class FirstFragmentNotTracked(_Bad):
+    """The first fragment (MF set) is not tracked either: its flow cannot be followed."""
+
+    def runTest(self):
+        p = K.Flow(0, 1, 49002).syn()
+        p[K.IP].flags = "MF"
+        p[K.IP].id = 8
+        self.check_untracked(K.Ether(bytes(p)))
+
+
+@group("badinput")
+class IpOptionsForwarded(CcfairTest):
+    """IPv4 with options (IHL 6) is forwarded unchanged; it is tracked as TCP or counted as
+    untracked, never both and never neither."""
+
+    def runTest(self):
+        p1, p2 = self.ports[0], self.ports[1]
+        self.forward_pair(p1, p2)
+        self.enable_digest("reclass_digest_t")
+        pkt = K.pad(K.Ether(src=K.HOST_MAC[0], dst=K.HOST_MAC[1]) /
+                    K.IP(src=K.HOST_IP[0], dst=K.HOST_IP[1], ttl=64, id=0, options=[K.IPOption(b"\x01\x01\x01\x00")]) /
+                    K.TCP(sport=49003, dport=80, flags="S"), 80)
+        u0 = self.untracked(C.UNTRACKED_COLLISION) + self.untracked(C.UNTRACKED_NOT_TCP)
+        self.send(p1, pkt)
+        self.expect(pkt, p2)
+        tracked = bool([d for d in self.reclass(1.0) if d["old_group"] == 0xFF])
+        untracked = self.untracked(C.UNTRACKED_COLLISION) + self.untracked(C.UNTRACKED_NOT_TCP) - u0
+        self.assertEqual(int(tracked) + untracked, 1, "tracked=%s untracked=%d" % (tracked, untracked))
+
+
+@group("badinput")
+class NonIpCarriesNoShim(CcfairTest):
+    """A non-IP frame bridged toward a fabric port gets no shim and is not counted as a flow."""
+
+    def runTest(self):
+        p1, p3 = self.ports[0], self.ports[2]
+        self.edge_port(p1)
+        self.fabric_port(p3)
+        self.l2(1, p3)
+        pkt = K.pad(K.Ether(src=K.HOST_MAC[0], dst=K.HOST_MAC[1], type=0x88B7) / K.Raw(b"\x00" * 20), 64)
+        self.send(p1, pkt)
+        self.expect(pkt, p3)
+
+
+@group("badinput")
+class ShimWithUnknownInnerTypeOnEdge(CcfairTest):
+    """A forged shim announcing a non-IPv4 payload on an edge port is stripped or dropped,
+    never forwarded with the forged shim."""
+
+    def runTest(self):
+        p1, p2 = self.ports[0], self.ports[1]
+        self.forward_pair(p1, p2)
+        forged = K.Ether(src=K.HOST_MAC[0], dst=K.HOST_MAC[1], type=K.SHIM_ETHERTYPE) / K.CcfairShim(
+            pv=65535, group=7, slot=1, ether_type=0x1234) / K.Raw(b"\x42" * 50)
+        self.send(p1, forged)
+        for p in self.recv_all(p2, 1.0):
+            self.assertFalse(p.haslayer(K.CcfairShim), "forged shim forwarded from an edge port")
