@@ -249,6 +249,7 @@ struct egress_metadata_t {
     group_t     new_group;
     MirrorId_t  mirror_session;
     bit<32>     mirror_flow_idx;
+    bit<8>      mirror_bmd_type;
 }
 
 #endif

@@ -153,7 +153,7 @@ control EgressDeparserImpl(packet_out pkt,
         }
         if (eg_dprsr_md.mirror_type == MIRROR_TYPE_UPDATE) {
             mirror.emit<update_mirror_h>(md.mirror_session, {
-                BMD_MIRROR_UPDATE, md.new_group,
+                md.mirror_bmd_type, md.new_group,
                 md.eg_port16, md.mirror_flow_idx});
         }
         pkt.emit(hdr.packet_in);

@@ -264,6 +264,7 @@ control Classifier(inout egress_headers_t hdr,
                 if (update_allow.execute(0) == 1) {
                     eg_dprsr_md.mirror_type = MIRROR_TYPE_UPDATE;
                     md.mirror_flow_idx = hdr.bridged.flow_idx;
+                    md.mirror_bmd_type = BMD_MIRROR_UPDATE;
                 }
             }
         }

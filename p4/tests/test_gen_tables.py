@@ -1,0 +1,119 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Checks of the generated const tables (no compiler needed).
+
+The const entries are the data plane's arithmetic (logarithms instead of
+division) and its group layout, so they are tested as a ternary matcher
+would use them: first matching entry wins.
+"""
+import math
+import os
+import random
+import re
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
+import gen_tables  # noqa: E402
+from ccfair import params as P  # noqa: E402
+
+ENTRY = re.compile(r"^(.*) : (\w+)\((.*)\);$")
+
+
+def parse(path):
+    rows = []
+    for line in open(path):
+        m = ENTRY.match(line.strip())
+        if not m:
+            continue
+        keys = re.findall(r"0x([0-9a-f]+) &&& 0x([0-9a-f]+)", m.group(1))
+        keys = [(int(v, 16), int(k, 16)) for v, k in keys]
+        args = [int(a) for a in m.group(3).split(",")] if m.group(3) else []
+        rows.append((keys, m.group(2), args))
+    return rows
+
+
+def lookup(rows, *values):
+    for keys, action, args in rows:
+        if all((v & mask) == val for v, (val, mask) in zip(values, keys)):
+            return action, args
+    return None
+
+
+class GeneratedTables(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp()
+        assert gen_tables.main(["gen_tables.py", cls.dir]) == 0
+        cls.p = P.load()
+        cls.d = gen_tables.derived(cls.p)
+
+    def rows(self, name):
+        return parse(os.path.join(self.dir, "entries_%s.p4" % name))
+
+    def test_log_bytes_tracks_log10(self):
+        rows = self.rows("log_bytes")
+        fine = self.d["FINE_PER_DECADE"]
+        rnd = random.Random(7)
+        for x in [1, 2, 3, 100, 1500, 65535, 10 ** 6, 2 ** 31 + 5] + [rnd.randrange(1, 2 ** 32) for _ in range(2000)]:
+            hit = lookup(rows, x)
+            self.assertIsNotNone(hit, "no entry for %d" % x)
+            got = hit[1][0] - self.d["RATE_OFFSET_FINE"]
+            # 5 mantissa bits: the bucket spans < 1/32 octave = 0.6 fine units
+            self.assertLessEqual(abs(got - fine * math.log10(x)), 1.0, x)
+
+    def test_rate_bin_of_known_rate(self):
+        # 1 Mbit/s over an RTT of 10 ms = 1250 bytes per 9766 ticks of 1.024 us.
+        b = self.rows("log_bytes")
+        r = self.rows("log_rtt")
+        lb = lookup(b, 1250)[1][0]
+        lr = lookup(r, 9766)[1][0]
+        lrate = max(0, lb - lr)
+        tvf = self.p["tvf"]
+        want = tvf["steps_per_decade"] * math.log10(1000.0 / tvf["rate_min_kbps"])
+        self.assertLessEqual(abs((lrate >> self.d["FINE_SHIFT"]) - want), 1, (lrate, want))
+
+    def test_log_u_is_minus_log_of_uniform(self):
+        rows = self.rows("log_u")
+        fine = self.d["FINE_PER_DECADE"]
+        for r in [1, 7, 100, 1000, 32768, 65535]:
+            n = lookup(rows, r)[1][0]
+            self.assertGreaterEqual(n, 0)
+            # u = r / 2^16; 4 mantissa bits: the bucket spans < 1/16 octave = 1.2 units
+            self.assertLessEqual(abs(n + fine * math.log10(r / 65536.0)), 1.5, r)
+        self.assertIsNone(lookup(rows, 0))  # u = 0 takes the const default (lowest bin)
+
+    def test_log_depth_is_monotone_with_fine_steps(self):
+        rows = self.rows("log_depth")
+        prev = 0
+        for depth in range(1, 1 << 12):
+            ld = lookup(rows, depth)[1][0]
+            self.assertGreaterEqual(ld, prev)
+            prev = ld
+        # one step up needs about 2^-aggr_growth_shift more depth at large depths
+        base = 100000
+        step = lookup(rows, base)[1][0]
+        grown = lookup(rows, int(base * (1 + 2.0 ** -(self.d["AGGR_MANTISSA"] - 1))))[1][0]
+        self.assertGreater(grown, step)
+
+    def test_group_table_follows_params_layout(self):
+        rows = self.rows("group_of")
+        p = self.p
+        k = p["groups"]["k"]
+        g = lambda fam, sub: P.group_id(p, fam, sub)  # noqa: E731
+        # (sparse_gap, ss_state, t_mm, family, band)
+        self.assertEqual(lookup(rows, 0, 1, 0, 0, 0)[1][0], p["groups"]["ant"])
+        self.assertEqual(lookup(rows, 5, 0, 0, 2, 0)[1][0], p["groups"]["mouse"])
+        for band in range(k):
+            self.assertEqual(lookup(rows, 5, 1, 0, 0, band)[1][0], g("delay", band))
+            self.assertEqual(lookup(rows, 5, 2, 0, 2, band)[1][0], g("loss", band))
+            self.assertEqual(lookup(rows, 5, 1, 0, 1, band)[1][0], g("hybrid", 0))
+            self.assertEqual(lookup(rows, 5, 1, 3, 2, band)[1][0], g("hybrid", 1 + min(band, k - 2)))
+        # a band the controller did not configure falls into the last sub-group
+        self.assertEqual(lookup(rows, 5, 1, 0, 0, 9)[1][0], g("delay", k - 1))
+
+
+if __name__ == "__main__":
+    unittest.main()
