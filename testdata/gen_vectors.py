@@ -169,23 +169,25 @@ write("symmetric-flow-id",
 pv_pre = [interval(0, 10, 1000), {"op": "check", "t_us": 9000, "flow": "A", "expect": {"interval_pkts": 10}}]
 write("pv-drawing",
       "PV = TVF(u x rate) (architecture §5). Mid-connection flow, default RTT 10 ms; interval 1 carries 10 x 1500 B -> "
-      "rate 15000 B / 10 ms = 12 Mbit/s = 12000 kbps. TVF (per-flow objective): bin i = floor(16 log10(kbps / 10)), "
-      "PV = 65535 - floor(65535 i / 160). u = u16 / 65536. u16 65535: 12000 kbps -> bin 49 -> 45465; u16 32768: 6000 kbps "
-      "-> bin 44 -> 47513; u16 655: 119.9 kbps -> bin 17 -> 58572; u16 1: 0.18 kbps -> bin 0 -> 65535. Ranges allow one "
-      "bin either way for the log tables. Random u (hardware): every PV lies in [TVF(bin 50), 65535] = [45056, 65535].",
+      "rate 15000 B / 10 ms = 12 Mbit/s = 12000 kbps. TVF for the per-flow objective at fair rate 10 Mbit/s: with "
+      "x = 16 log10(kbps / 10) (bin i = floor(x)), PV = 32767.5 - (x - 48) x 2048 clamped to [0, 65535] (pv_max/2 at "
+      "the fair rate's bin 48, one decade = 16 bins either way spans the PV range; 16 sub-steps per bin). u = u16 / 65536. "
+      "u16 65535: 12000 kbps, x 49.27 -> 30167; u16 32768: 6000 kbps, x 44.45 -> 40038; u16 6554: 1200 kbps, x 33.27 "
+      "-> 62935; u16 1: 0.18 kbps -> 65535 (clamped). Ranges allow half a bin (1024) either way for the log tables. "
+      "Random u (hardware): every PV lies in [29143, 65535] (at or above the PV of the flow's own rate).",
       pv_pre + [
-          interval(10000, 1, 0, u16=65535, expect={"pv": [45056, 45875]}),
-          interval(10100, 1, 0, u16=32768, expect={"pv": [47103, 47923]}),
-          interval(10200, 1, 0, u16=655, expect={"pv": [58163, 58982]}),
+          interval(10000, 1, 0, u16=65535, expect={"pv": [29143, 31191]}),
+          interval(10100, 1, 0, u16=32768, expect={"pv": [39014, 41062]}),
+          interval(10200, 1, 0, u16=6554, expect={"pv": [61911, 63959]}),
           interval(10300, 1, 0, u16=1, expect={"pv": [65535, 65535]}),
-          interval(10400, 30, 100, expect={"pv": [45056, 65535]})],
-      config={"default_rtt_us": 10000, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
+          interval(10400, 30, 100, expect={"pv": [29143, 65535]})],
+      config={"default_rtt_us": 10000, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000})
 
 aqm_pre = pv_pre + [{"op": "set", "t_us": 10000, "queue": "all", "ctv": 46000, "ctv_lo": 46000, "ctv_hi": 46000,
                      "note": "controller pins every queue's CTV at 46000"}]
 write("aqm-drop-and-mark",
       "Packet-value AQM (architecture §6): a packet with PV < CTV is dropped, or CE-marked if ECN-capable (aqm.ecn on). "
-      "Same flow as pv-drawing (12 Mbit/s): u16 65535 draws PV in [45056, 45875] < CTV 46000 -> drop; u16 1 draws 65535 "
+      "Same flow and TVF as pv-drawing (12 Mbit/s, fair rate 10 Mbit/s): u16 65535 draws PV in [29143, 31191] < CTV 46000 -> drop; u16 1 draws 65535 "
       ">= CTV -> forward; ECT with u16 65535 -> mark. Decisions are taken in egress (dequeue).",
       aqm_pre + [
           interval(10000, 1, 0, u16=65535, drain=False),
@@ -194,14 +196,14 @@ write("aqm-drop-and-mark",
           {"op": "dequeue", "t_us": 10100, "count": "all", "expect": {"actions": ["forward"]}},
           interval(10200, 1, 0, u16=65535, ect=True, drain=False),
           {"op": "dequeue", "t_us": 10200, "count": "all", "expect": {"actions": ["mark"]}}],
-      config={"default_rtt_us": 10000, "ecn": True, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
+      config={"default_rtt_us": 10000, "ecn": True, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000})
 
 write("aqm-ecn-off",
       "With aqm.ecn off an ECN-capable packet below the CTV is dropped, never marked. Otherwise as aqm-drop-and-mark.",
       aqm_pre + [
           interval(10000, 1, 0, u16=65535, ect=True, drain=False),
           {"op": "dequeue", "t_us": 10000, "count": "all", "expect": {"actions": ["drop"]}}],
-      config={"default_rtt_us": 10000, "ecn": False, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
+      config={"default_rtt_us": 10000, "ecn": False, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000})
 
 write("ctv-toward-target",
       "The CTV moves up by ctv_step_up (64) when the dequeued packet's queuing delay is above the target (5 ms), down by "

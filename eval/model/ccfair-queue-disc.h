@@ -68,6 +68,7 @@ class CcfairQueueDisc : public QueueDisc
     DataRate m_linkRate;
     Time m_targetDelay;
     bool m_useEcn;
+    bool m_pvAqm;
     Time m_controllerPeriod;
     uint32_t m_mLd;
     uint32_t m_mPl;

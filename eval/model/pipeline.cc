@@ -114,13 +114,7 @@ Pipeline::Pipeline(const Config& c, uint64_t seed)
     for (uint32_t i = 0; i < m_c.tvf_steps; ++i)
         m_binEdges.push_back(
             Q8(std::log2(double(m_c.tvf_min_kbps)) + double(i) / m_c.tvf_steps_per_decade * std::log2(10.0)));
-    // Per-flow objective: one TVF for every group, decreasing in the rate position,
-    // so a flow's first bits are worth more than its excess (the controller would
-    // scale it per group for weighted objectives).
     m_tvf.assign(m_nGroups, std::vector<uint16_t>(m_c.tvf_steps));
-    for (auto& t : m_tvf)
-        for (uint32_t i = 0; i < m_c.tvf_steps; ++i)
-            t[i] = uint16_t(m_c.pv_max - uint64_t(m_c.pv_max) * i / m_c.tvf_steps);
     m_rttBoundary = m_c.max_rtt_us + 1;
     SetFairRate(m_c.link_rate_bps);
     ControllerTick(0);
@@ -130,6 +124,20 @@ void
 Pipeline::SetFairRate(uint64_t bps)
 {
     m_logFairRate = Q8(std::log2(std::max<double>(bps, 1.0) / 8e6)); // bytes per us
+    // TVFs (per-flow objective: the same for every group) spend the PV range on one
+    // decade either side of the fair rate: pv_max/2 at its bin, pv_max at fair / 10,
+    // 0 at 10 x fair. The CTV steps then move a queue's threshold by a fixed share
+    // of the fair rate per update (64 / (65535 / 32) bins, 0.45 %) whatever the
+    // link rate, and the threshold cannot wind up beyond the table.
+    // the controller places the fair rate in its bin with floating point (no Q8 rounding)
+    const int64_t fairBin = std::clamp<int64_t>(
+        int64_t(std::floor(m_c.tvf_steps_per_decade * std::log10(std::max<double>(bps, 1.0) / 1e3 / m_c.tvf_min_kbps) + 1e-9)),
+        0, m_c.tvf_steps - 1);
+    m_fairBin = uint32_t(fairBin);
+    const int64_t d = m_c.tvf_steps_per_decade, pv = m_c.pv_max;
+    for (auto& t : m_tvf)
+        for (uint32_t i = 0; i < m_c.tvf_steps; ++i)
+            t[i] = uint16_t(std::clamp<int64_t>(pv / 2 - (int64_t(i) - fairBin) * pv / (2 * d), 0, pv));
 }
 
 uint32_t
@@ -147,7 +155,17 @@ Pipeline::DrawPv(uint8_t group, int32_t log_rate, uint16_t r) const
     if (log_rate == INT32_MIN)
         return uint16_t(m_c.pv_max); // no rate measured yet: all of it is "first bits"
     int32_t logU = Log2Q8(r ? r : 1) - 16 * 256; // log2(u), u = r / 2^16
-    return m_tvf[group][RateBin(log_rate + kLog2BytesPerUsToKbps + logU)];
+    const int32_t pos = log_rate + kLog2BytesPerUsToKbps + logU;
+    const uint32_t bin = RateBin(pos);
+    // 16 sub-steps per bin from the next bits of the log position, i.e. a 16x finer
+    // TVF table (an SRAM look-up on Tofino), so the drop share of a flow changes
+    // smoothly with the CTV instead of in 15 % jumps.
+    const auto& t = m_tvf[group];
+    if (bin + 1 >= m_c.tvf_steps || pos < m_binEdges[0])
+        return t[bin];
+    const int32_t w = m_binEdges[bin + 1] - m_binEdges[bin];
+    const int32_t sub = std::min<int32_t>(15, (pos - m_binEdges[bin]) * 16 / w);
+    return uint16_t(t[bin] - ((int32_t(t[bin]) - int32_t(t[bin + 1])) * sub >> 4));
 }
 
 uint16_t
@@ -445,7 +463,7 @@ Pipeline::Dequeue(uint64_t now)
                 q.ctv = uint16_t(std::max<int32_t>(int32_t(q.ctv) - int32_t(m_c.ctv_step_down), q.ctv_lo));
         }
         r.ctv = q.ctv;
-        if (m.pv < q.ctv)
+        if (m_c.pv_aqm && m.pv < q.ctv)
         {
             if (m_c.ecn && m.ect)
             {
@@ -616,9 +634,8 @@ Pipeline::ControllerTick(uint64_t now)
         }
         next += nq[g];
     }
-    // 5. CTV range of each queue: within one decade of the fair rate's PV either
-    //    way, so the loop starts near its operating point and cannot wind up.
-    const uint32_t fairBin = RateBin(m_logFairRate + kLog2BytesPerUsToKbps);
+    // 5. CTV range of each queue: the span of its TVF
+    const uint32_t fairBin = m_fairBin;
     const uint32_t d = m_c.tvf_steps_per_decade;
     for (uint32_t qi = 0; qi < Q; ++qi)
     {

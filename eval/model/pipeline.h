@@ -35,6 +35,7 @@ struct Config
     uint32_t tvf_steps, tvf_min_kbps, tvf_steps_per_decade, pv_max;
     uint32_t target_delay_us, ctv_update_interval_us, ctv_step_up, ctv_step_down;
     bool ecn;
+    bool pv_aqm = true;        // packet-value AQM on (see docs/eval-model.md: off in the ns-3 adapter by default)
     uint32_t cocoa_initial, cocoa_min, cocoa_max, cocoa_max_gi_ms;
     double cocoa_gi_mult, cocoa_max_increase;
     uint32_t buffer_pkts;      // shared physical buffer of the port (0 = unlimited)
@@ -233,6 +234,7 @@ class Pipeline
     std::vector<uint8_t> m_rrSlot;            // per group: next slot to deal
     std::deque<uint8_t> m_active;             // DRR active list
     int32_t m_bwUpQ8 = 0, m_bwDownQ8 = 0;       // log2(1 + 2^-up), log2(1 - 2^-down) Q8
+    uint32_t m_fairBin = 0;                   // TVF bin of the fair rate
     int32_t m_logFairRate;                    // log2(bytes/us) Q8 of link / flows
     uint32_t m_rttBoundary;
     uint32_t m_totalPkts = 0;
