@@ -145,17 +145,47 @@ def test_onos_checker_on_a_sample():
 
 
 @pytest.mark.parametrize("profile", PROFILES)
-def test_onos_names_exist_in_committed_p4info(profile):
-    refs, widths, consts = X.onos_references(REPO)
-    if not refs:
-        report("SKIPPED: P4Info cross-check of the ONOS app's names (onos-app has no Pi*Id.of(...) references yet)")
-        pytest.skip("no ONOS references")
+def test_onos_names_exist_in_committed_p4info(profile, tmp_path):
+    if not os.path.isfile(os.path.join(REPO, X.GENERATOR)):
+        report("SKIPPED: P4Info cross-check of the ONOS app's names (no %s)" % X.GENERATOR)
+        pytest.skip("no ONOS constants generator")
     path = _committed(profile)
     if not os.path.isfile(path):
         report("SKIPPED: P4Info cross-check of the ONOS app's names, %s (p4/p4info/%s/p4info.txt not committed yet)"
                % (profile, profile))
         pytest.skip("no committed P4Info for %s" % profile)
-    problems = X.check_onos(P4Info.from_file(path), refs, widths, consts)
+    p4infos = [_committed(p) for p in PROFILES if os.path.isfile(_committed(p))]
+    problems, n = X.check_onos_app(REPO, P4Info.from_file(path), p4infos, str(tmp_path))
     assert not problems, "ONOS app vs %s:\n  " % os.path.relpath(path, REPO) + "\n  ".join(problems)
-    report("P4Info cross-check %s: %d ONOS app references (%d distinct names, %d bit widths) exist"
-           % (profile, len(refs), len({(k, n) for _, k, n in refs}), len(widths)))
+    report("P4Info cross-check %s: ONOS app: %d generated constants (%d used by its code, %d bit widths) "
+           "and %d literal Pi*Id names exist in the P4Info" % (profile, n["constants"], n["used"], n["widths"],
+                                                               n["literal"]))
+
+
+def test_onos_check_runs_the_apps_generator_and_catches_a_rename(tmp_path):
+    """End to end on the app's own contract copy (a stand-in P4Info): consistent as is; a table
+    the app's code uses, renamed in the P4Info, is reported."""
+    copy_path = os.path.join(REPO, X.CONTRACT_COPY)
+    if not (os.path.isfile(os.path.join(REPO, X.GENERATOR)) and os.path.isfile(copy_path)):
+        report("SKIPPED: ONOS cross-check self-test (no %s or %s)" % (X.GENERATOR, X.CONTRACT_COPY))
+        pytest.skip("no ONOS generator")
+    problems, n = X.check_onos_app(REPO, P4Info.from_file(copy_path), [copy_path], str(tmp_path / "ok"))
+    assert problems == [] and n["used"] > 0, (problems, n)
+    text = open(copy_path).read()
+    used = X.onos_usage(REPO, X.parse_constants(X.generate_onos_constants(
+        REPO, [copy_path], str(tmp_path / "gen"))[0])[0])[0]
+    table = next(t for t in C.TABLES if X_const(t) in used)
+    bad = tmp_path / "renamed.txt"
+    bad.write_text(text.replace('name: "%s"' % table, 'name: "%s_v2"' % table))
+    problems, _ = X.check_onos_app(REPO, P4Info.from_file(str(bad)), [str(bad)], str(tmp_path / "bad"))
+    assert any(X_const(table) in p and "no longer generates" in p for p in problems), problems
+
+
+
+def X_const(p4name):
+    """The constant name the app's own generator gives a P4 object."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("onos_gen_p4_constants", os.path.join(REPO, X.GENERATOR))
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    return gen.const_name(p4name)

@@ -44,7 +44,9 @@ def test_ptf_collects_the_suite():
     groups = set(re.search(r"Test groups: (.*)", out).group(1).split(", "))
     missing = FEATURE_GROUPS - groups
     assert not missing, "no test in group(s) %s" % sorted(missing)
-    counts = {g: len(re.findall(r"\(([^)]*\b%s\b[^)]*)\)" % g, out)) for g in sorted(FEATURE_GROUPS)}
+    classes = [cls for _, _, cls in _test_classes()]
+    assert len(classes) == tests, "PTF lists %d tests, the modules define %d" % (tests, len(classes))
+    counts = {g: sum(g in cls.__dict__.get("_groups", []) for cls in classes) for g in sorted(FEATURE_GROUPS)}
     report("PTF suite collected: %d tests in %d modules (ptf --list, no SDE); per group: %s"
            % (tests, mods, ", ".join("%s %d" % kv for kv in counts.items())))
 

@@ -52,7 +52,7 @@ BASE = {
          "expect": {"group": "mouse", "pv": [65535, 65535]}},
         {"t_us": 100, "flow": "A", "repeat": 3, "every_us": 10, "drain": True, "size": 1500, "payload": 1448,
          "expect": {"verdict": "enqueued", "group": "mouse"}, "expect_last": {"group": "delay0"}},
-        {"op": "check", "t_us": 200, "flow": "A", "expect": {"rtt_us": [100, 200], "interval_acks": 1}},
+        {"op": "check", "t_us": 200, "flow": "A", "expect": {"rtt_us": [100, 200], "intervals": 1}},
         {"op": "set", "t_us": 300, "queue": 0, "ctv": 5, "fair_rate_bps": 1000000},
         {"op": "dequeue", "t_us": 400, "count": "all", "expect": {"count": 1}},
         {"op": "tick", "t_us": 500},
@@ -75,7 +75,7 @@ def test_translation_scales_time_and_rates_and_names_what_it_skips():
     assert plan.actions[3][2] == {"bin": 16}
     assert plan.actions[0][2]["pvs"] == [[65535, 65535]]
     skipped = {what for _, what, _ in plan.unsupported}
-    assert skipped == {"group of packets 1..2", "interval_acks", "set ctv", "dequeue count", "tick"}
+    assert skipped == {"group of packets 1..2", "intervals", "set ctv", "dequeue count", "tick"}
     assert plan.shaped and plan.fabric_out
 
 

@@ -92,6 +92,7 @@ REGISTERS = {
     IG + ".flow_tracker.flow_deadline": 32,
     IG + ".flow_tracker.flow_pkts": 16,
     IG + ".flow_tracker.flow_bytes": 32,
+    IG + ".flow_tracker.flow_acks": 16,
     IG + ".flow_tracker.flow_group": 16,
     EG + ".classifier.flow_bwest": 16,
     EG + ".classifier.flow_aggr": 8,

@@ -4,15 +4,14 @@
 - ``check_contract(info)``: every object in lib/contract.py (what the PTF tests use)
   exists with the declared match kinds, widths, action parameters, register widths,
   counter units, digest fields and controller-header fields.
-- ``onos_references(root)`` / ``check_onos(info, refs)``: every P4 name the ONOS app's
-  Java code builds a Pi*Id from (``PiTableId.of("...")`` and friends, generated
-  constants included) exists in the P4Info; bit widths the generated constants
-  declare (``..._BITWIDTH = N`` next to a match field or parameter) match.
+- ``check_onos_app(root, info, ...)``: the ONOS app's generated constants and the
+  Pi*Id names its Java code uses exist in the P4Info with the same widths.
 Both return a list of human-readable problems (empty = consistent).
 """
 import glob
 import os
 import re
+import sys
 
 import contract as C
 from p4info import P4InfoError
@@ -82,7 +81,7 @@ def check_contract(info):
                                 % (aname, pname, got[pname].bitwidth, _show(width)))
     for rname, width in C.REGISTERS.items():
         if get("register", rname) is not None and info.register_width(rname) != width:
-            problems.append("register %s is %d bits, contract says %d" % (rname, info.register_width(rname), width))
+            problems.append("register %s is %s bits, contract says %d" % (rname, info.register_width(rname), width))
     for cname, unit in C.COUNTERS.items():
         if get("counter", cname) is not None and info.counter_unit(cname) != unit:
             problems.append("counter %s counts %s, contract says %s" % (cname, info.counter_unit(cname), unit))
@@ -106,62 +105,112 @@ def check_contract(info):
 
 
 # -- the ONOS app ------------------------------------------------------------------------------------
+# The app's Java constants are generated from the committed P4Info by onos-app/tools/gen_p4_constants.py
+# (or, before there is one, from its contract copy). The check runs that generator on the committed
+# P4Info and verifies that every constant the hand-written Java code uses is still generated, that
+# every Pi*Id name behind a constant or written literally in the code exists in the P4Info, and that
+# every _BITWIDTH constant equals the P4Info's width.
 PI_KINDS = {
     "PiTableId": "table", "PiActionId": "action", "PiCounterId": "counter", "PiRegisterId": "register",
     "PiMeterId": "meter", "PiActionProfileId": "action_profile", "PiMatchFieldId": "match_field",
     "PiActionParamId": "action_param", "PiPacketMetadataId": "packet_metadata",
 }
 PI_REF = re.compile(r"\b(%s)\.of\(\s*\"([^\"]+)\"\s*\)" % "|".join(PI_KINDS))
-BITWIDTH = re.compile(r"\b(\w+)_BITWIDTH\s*=\s*(\d+)\s*;")
-CONST = re.compile(r"\b(\w+)\s*=\s*(%s)\.of\(\s*\"([^\"]+)\"\s*\)" % "|".join(PI_KINDS))
+CONST = re.compile(r"\b([A-Z][A-Z0-9_]*)\s*=\s*(%s)\.of\(\s*\"([^\"]+)\"\s*\)" % "|".join(PI_KINDS))
+INT_CONST = re.compile(r"\b([A-Z][A-Z0-9_]*)\s*=\s*(\d+)\s*;")
+IDENT = re.compile(r"\b[A-Z][A-Z0-9_]+\b")
+GENERATOR = os.path.join("onos-app", "tools", "gen_p4_constants.py")
+CONTRACT_COPY = os.path.join("onos-app", "tools", "contract-p4info.txt")
+GENERATED_NAME = "P4InfoConstants.java"
 
 
-def onos_java_files(root):
-    pats = [os.path.join(root, "onos-app", "src", "main", "**", "*.java"),
-            os.path.join(root, "onos-app", "target", "generated-sources", "**", "*.java")]
-    return sorted({f for p in pats for f in glob.glob(p, recursive=True)})
+def parse_constants(java_text):
+    """({CONST: (kind, p4 name)}, {CONST: int}) of a generated constants class."""
+    refs = {c: (PI_KINDS[k], n) for c, k, n in CONST.findall(java_text)}
+    ints = {c: int(v) for c, v in INT_CONST.findall(java_text)}
+    return refs, ints
 
 
-def onos_references(root):
-    """[(file, kind, name)] of every Pi*Id.of("name") in the app, and {CONST: bitwidth}."""
-    refs, widths, consts = [], {}, {}
-    for f in onos_java_files(root):
+def generate_onos_constants(root, p4infos, out_dir, fallback=False):
+    """Run the app's generator; (java text, None) or (None, error text)."""
+    import subprocess
+    argv = [sys.executable, os.path.join(root, GENERATOR)]
+    if fallback:
+        argv += ["--fallback", os.path.join(root, CONTRACT_COPY)]
+    p = subprocess.run(argv + [out_dir] + list(p4infos), capture_output=True, text=True, cwd=root)
+    if p.returncode != 0:
+        return None, (p.stderr or p.stdout).strip()
+    path = os.path.join(out_dir, "org", "ccfair", "app", "pipeconf", GENERATED_NAME)
+    with open(path) as f:
+        return f.read(), None
+
+
+def onos_sources(root):
+    """Hand-written Java sources of the app (generated constants excluded)."""
+    return sorted(f for f in glob.glob(os.path.join(root, "onos-app", "src", "main", "**", "*.java"), recursive=True)
+                  if os.path.basename(f) != GENERATED_NAME)
+
+
+def onos_usage(root, known_constants):
+    """(constants of `known_constants` the hand-written code names, [(file, kind, name)] literal Pi*Id refs)."""
+    used, literal = set(), []
+    for f in onos_sources(root):
         text = open(f, encoding="utf-8").read()
         rel = os.path.relpath(f, root)
-        refs += [(rel, PI_KINDS[k], n) for k, n in PI_REF.findall(text)]
-        widths.update({c: int(w) for c, w in BITWIDTH.findall(text)})
-        consts.update({c: (PI_KINDS[k], n) for c, k, n in CONST.findall(text)})
-    return refs, widths, consts
+        literal += [(rel, PI_KINDS[k], n) for k, n in PI_REF.findall(text)]
+        used |= set(IDENT.findall(text)) & set(known_constants)
+    return used, literal
+
+
+def _pools(info):
+    pools = {"match_field": {}, "action_param": {}, "packet_metadata": {}}
+    for t in info.msg.tables:
+        for mf in t.match_fields:
+            pools["match_field"].setdefault(mf.name, set()).add(mf.bitwidth)
+    for a in info.msg.actions:
+        for p in a.params:
+            pools["action_param"].setdefault(p.name, set()).add(p.bitwidth)
+    for h in info.msg.controller_packet_metadata:
+        for m in h.metadata:
+            pools["packet_metadata"].setdefault(m.name, set()).add(m.bitwidth)
+    return pools
 
 
 def check_onos(info, refs, widths=None, consts=None):
+    """refs: [(where, kind, name)]; consts: {CONST: (kind, name)}; widths: {CONST_BITWIDTH's CONST: n}."""
     problems = []
-    match_fields = {}
-    for t in info.msg.tables:
-        for mf in t.match_fields:
-            match_fields.setdefault(mf.name, set()).add(mf.bitwidth)
-    params = {}
-    for a in info.msg.actions:
-        for p in a.params:
-            params.setdefault(p.name, set()).add(p.bitwidth)
-    meta = {}
-    for h in info.msg.controller_packet_metadata:
-        for m in h.metadata:
-            meta.setdefault(m.name, set()).add(m.bitwidth)
-    pools = {"match_field": match_fields, "action_param": params, "packet_metadata": meta}
-    for rel, kind, name in refs:
+    pools = _pools(info)
+    for where, kind, name in refs:
         if kind in pools:
-            if name not in pools[kind]:
-                problems.append("%s: %s %r is not in the P4Info" % (rel, kind, name))
+            ok = name in pools[kind]
         elif kind == "counter":
-            if not (info.has("counter", name) or info.has("direct_counter", name)):
-                problems.append("%s: counter %r is not in the P4Info" % (rel, name))
-        elif not info.has(kind, name):
-            problems.append("%s: %s %r is not in the P4Info" % (rel, kind, name))
-    # generated constants: FOO = PiMatchFieldId.of("x") with FOO_BITWIDTH = n next to it
+            ok = info.has("counter", name) or info.has("direct_counter", name)
+        else:
+            ok = info.has(kind, name)
+        if not ok:
+            problems.append("%s: %s %r is not in the P4Info" % (where, kind, name))
     for const, width in (widths or {}).items():
         kind, name = (consts or {}).get(const, (None, None))
         if kind in pools and name in pools[kind] and width not in pools[kind][name]:
             problems.append("ONOS constant %s_BITWIDTH = %d, but %s %r is %s bits in the P4Info"
                             % (const, width, kind, name, "/".join(map(str, sorted(pools[kind][name])))))
     return problems
+
+
+def check_onos_app(root, info, p4infos, tmp):
+    """All ONOS checks against one P4Info; (problems, summary dict)."""
+    gen, err = generate_onos_constants(root, p4infos, os.path.join(tmp, "p4info"))
+    if gen is None:
+        return ["onos-app/tools/gen_p4_constants.py fails on the committed P4Info: %s" % err], {}
+    consts, ints = parse_constants(gen)
+    fb, _ = generate_onos_constants(root, [os.path.join(tmp, "absent", "p4info.txt")],
+                                    os.path.join(tmp, "contract"), fallback=True)
+    fb_consts = parse_constants(fb)[0] if fb else {}
+    used, literal = onos_usage(root, set(consts) | set(fb_consts) | set(ints))
+    problems = ["the ONOS app uses %s (%s %r in its contract copy), which the committed P4Info no longer generates"
+                % (u, fb_consts[u][0], fb_consts[u][1]) for u in sorted(used) if u in fb_consts and u not in consts]
+    refs = [(GENERATED_NAME, k, n) for k, n in consts.values()] + literal
+    widths = {c[:-len("_BITWIDTH")]: v for c, v in ints.items() if c.endswith("_BITWIDTH")}
+    problems += check_onos(info, refs, widths, consts)
+    return problems, {"constants": len(consts), "used": len(used & set(consts)), "literal": len(literal),
+                      "widths": len(widths)}

@@ -31,8 +31,10 @@ class P4InfoError(LookupError):
 
 
 def _bitwidth_of_type_spec(spec, type_info):
-    """Bit width of a P4DataTypeSpec: bitstring, or a named struct/header (sum of members)."""
+    """Bit width of a P4DataTypeSpec: bitstring, or a named struct/header (sum of members); None if untyped."""
     which = spec.WhichOneof("type_spec")
+    if which is None:
+        return None
     if which == "bitstring":
         bs = spec.bitstring
         kind = bs.WhichOneof("type_spec")

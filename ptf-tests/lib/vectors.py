@@ -10,7 +10,7 @@ a switch; each such expectation is listed with the reason (never silently droppe
   sequences: tofino-model's shaper releases packets on its own clock;
 - ``set`` of a queue's CTV or CTV range: q_ctv is written by the data plane only;
 - ``tick`` (a pass of the controller loop): there is no controller in the PTF run;
-- ``queue`` ids, ``interval_acks``, ``intervals``: no register or header exposes them;
+- ``queue`` ids and ``intervals`` (roll-over counts): no register or header exposes them;
 - PV ranges that depend on a fixed ``u16`` draw: the hardware draws its own random bits;
   PVs are read from the shim, so only where the packet leaves through a fabric port;
 - config the switch takes at compile time (CTV steps and update period) when the vector
@@ -203,16 +203,16 @@ def translate(vec, params=None, scale=DEFAULT_SCALE, shaped_rate_bps=None):
                     checks["group"] = group_id(val, i)
                 elif key == "rtt_us":
                     checks["rtt_us"] = [val[0] * scale, val[1] * scale]
-                elif key == "interval_pkts":
-                    checks["interval_pkts"] = val
+                elif key in ("interval_pkts", "interval_acks"):
+                    checks[key] = val
                 elif key == "aggr":
                     checks["aggr"] = val
                 elif key == "bwest":
                     checks["bwest"] = val
                 elif key == "queue_ctv":
                     checks["queue_ctv"] = (val["queue"], list(val["range"]))
-                elif key in ("interval_acks", "intervals"):
-                    plan.skip(i, key, "no register of the program holds it (docs/dataplane.md, Registers)")
+                elif key == "intervals":
+                    plan.skip(i, key, "no register of the program counts roll-overs (docs/dataplane.md, Registers)")
                 else:
                     raise VectorError("vector %s step %d: unknown check %r" % (name, i, key))
             plan.checks += len(checks)

@@ -241,23 +241,23 @@ class CcfairTest(BaseTest):
         self.fail("no new-flow digest (old_group 0xFF) within %.1f s" % timeout)
 
     def flow_group(self, flow_id):
-        """(valid, device port, group) from the flow_group register (valid:1, port:9, group:6)."""
+        """(valid, device port, group) from the flow_group register (valid:1, 0:1, port:9, group:5)."""
         v = self.read_register(IG + ".flow_tracker.flow_group", flow_id)
-        return v >> 15, (v >> 6) & 0x1FF, v & 0x3F
+        return v >> 15, (v >> 5) & 0x1FF, v & 0x1F
 
-    def drive(self, port, flow, counts, rtt_us, size=1000, out_port=None):
-        """Send counts[i] data packets of `flow` in interval i, each interval a bit longer than the
-        flow's RTT, then one packet that closes the last interval. Returns the packets sent."""
-        sent, seq = 0, 1
-        for n in counts + [1]:
+    def drive(self, port, flow, counts, rtt_us, size=1000, out_port=None, seq=1):
+        """Send counts[i] data packets of `flow` in interval i, intervals 1.2 RTT apart (the RTT the
+        switch measured). The last interval stays open: it ends with the next packet of the flow,
+        so a later drive() adds its first count to it. Returns the next sequence number."""
+        for i, n in enumerate(counts):
+            if i:
+                time.sleep(rtt_us * 1.2e-6)
             for _ in range(n):
                 self.send(port, flow.data(size, seq=seq))
                 seq += size
-                sent += 1
             if out_port is not None:
                 self.recv_all(out_port, timeout=0.05)
-            time.sleep(rtt_us * 1.2e-6)
-        return sent
+        return seq
 
     def forward_pair(self, a_port, b_port, a=0, b=1):
         """Hosts a on a_port and b on b_port, both edge, bridged both ways."""

@@ -70,14 +70,22 @@ class NonFirstFragment(_Bad):
 
 
 @group("badinput")
-class FirstFragmentNotTracked(_Bad):
-    """The first fragment (MF set) is not tracked either: its flow cannot be followed."""
+class FirstFragmentForwarded(CcfairTest):
+    """A first fragment (MF set, offset 0) carries a real TCP header: whether it is tracked is
+    the program's choice, but it leaves unchanged and forwarding goes on."""
 
     def runTest(self):
+        p1, p2 = self.ports[0], self.ports[1]
+        self.forward_pair(p1, p2)
         p = K.Flow(0, 1, 49002).syn()
         p[K.IP].flags = "MF"
         p[K.IP].id = 8
-        self.check_untracked(K.Ether(bytes(p)))
+        p = K.Ether(bytes(p))
+        self.send(p1, p)
+        self.expect(p, p2)
+        good = K.udp(0, 1)
+        self.send(p1, good)
+        self.expect(good, p2)
 
 
 @group("badinput")
