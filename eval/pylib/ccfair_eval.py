@@ -159,9 +159,9 @@ def expected_groups(cc):
     return {"%s%d" % (fam, s) for s in range(p["groups"]["k"])}
 
 
-def sim_args(s, timeline_ms=0):
+def sim_args(s, timeline_ms=0, sim=SIM):
     flows = ";".join("%s,%g,%g" % (CCS[f["cc"]][0], f["rtt_ms"], f["start_s"]) for f in s["flows"])
-    return [SIM, "--rate_mbps=%g" % s["rate_mbps"], "--buffer_pkts=%d" % s["buffer_pkts"],
+    return [sim, "--rate_mbps=%g" % s["rate_mbps"], "--buffer_pkts=%d" % s["buffer_pkts"],
             "--duration_s=%g" % s["duration_s"], "--warmup_s=%g" % s["warmup_s"],
             "--seed=%d" % s["seed"], "--aqm=%s" % s["aqm"], "--flows=%s" % flows,
             "--timeline_ms=%g" % timeline_ms]
@@ -171,11 +171,11 @@ class SimError(RuntimeError):
     pass
 
 
-def run(s, timeline_ms=0):
+def run(s, timeline_ms=0, sim=SIM):
     """Run a validated scenario; return the result record eval/run prints."""
-    if not os.access(SIM, os.X_OK):
-        raise SimError("simulator %s is not built (run `make -C eval sim`)" % SIM)
-    proc = subprocess.run(sim_args(s, timeline_ms), capture_output=True, text=True)
+    if not os.access(sim, os.X_OK):
+        raise SimError("simulator %s is not built (run `make -C eval sim`)" % sim)
+    proc = subprocess.run(sim_args(s, timeline_ms, sim), capture_output=True, text=True)
     if proc.returncode != 0:
         raise SimError((proc.stderr.strip() or "simulator exited with %d" % proc.returncode))
     raw = json.loads(proc.stdout.strip().splitlines()[-1])

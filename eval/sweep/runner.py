@@ -10,6 +10,7 @@ import concurrent.futures as cf
 import hashlib
 import json
 import os
+import shutil
 import sys
 import time
 
@@ -23,9 +24,15 @@ def jobs():
     return int(os.environ.get("EVAL_JOBS", os.cpu_count() or 1))
 
 
-def _binary_hash():
+def _snapshot_binary():
+    """Copy the simulator aside so a rebuild during a long sweep cannot mix two binaries."""
     with open(ce.SIM, "rb") as fh:
-        return hashlib.sha256(fh.read()).hexdigest()[:16]
+        h = hashlib.sha256(fh.read()).hexdigest()[:16]
+    path = os.path.join(CACHE, "dumbbell-" + h)
+    if not os.path.exists(path):
+        shutil.copy2(ce.SIM, path + ".tmp")
+        os.replace(path + ".tmp", path)
+    return h, path
 
 
 class Progress:
@@ -55,19 +62,19 @@ class Progress:
 def run_many(scenarios, label="sweep", timeline_ms=0):
     """Run validated scenarios in parallel; return (results in input order, wall seconds)."""
     os.makedirs(CACHE, exist_ok=True)
-    binhash = _binary_hash()
+    binhash, sim = _snapshot_binary()
     t0 = time.time()
     bar = Progress(len(scenarios), label)
 
     def one(s):
-        key = hashlib.sha256((binhash + "\0" + "\0".join(ce.sim_args(s, timeline_ms)[1:]))
+        key = hashlib.sha256((binhash + "\0" + "\0".join(ce.sim_args(s, timeline_ms, sim)[1:]))
                              .encode()).hexdigest()[:24]
         path = os.path.join(CACHE, key + ".json")
         if os.path.exists(path):
             with open(path) as fh:
                 res = json.load(fh)
         else:
-            res = ce.run(s, timeline_ms)
+            res = ce.run(s, timeline_ms, sim)
             with open(path + ".tmp", "w") as fh:
                 json.dump(res, fh)
             os.replace(path + ".tmp", path)
