@@ -3,8 +3,42 @@
  */
 package org.ccfair.app;
 
+import com.google.common.collect.ImmutableSet;
+import org.ccfair.app.compute.DevicePolicy;
+import org.ccfair.app.compute.FabricView;
+import org.ccfair.app.compute.PortRole;
+import org.ccfair.app.policy.FairnessIntent;
+import org.ccfair.app.policy.IntentJson;
+import org.ccfair.app.policy.IntentStore;
+import org.ccfair.app.policy.InvalidIntentException;
+import org.ccfair.app.stats.GroupStats;
+import org.ccfair.app.stats.StatsCache;
+import org.ccfair.app.stats.StatsSource;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.core.CoreService;
+import org.onosproject.mastership.MastershipEvent;
+import org.onosproject.mastership.MastershipListener;
+import org.onosproject.mastership.MastershipService;
+import org.onosproject.net.ConnectPoint;
+import org.onosproject.net.Device;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.Link;
+import org.onosproject.net.Port;
+import org.onosproject.net.config.ConfigFactory;
+import org.onosproject.net.config.NetworkConfigEvent;
+import org.onosproject.net.config.NetworkConfigListener;
+import org.onosproject.net.config.NetworkConfigRegistry;
+import org.onosproject.net.config.basics.SubjectFactories;
+import org.onosproject.net.device.DeviceEvent;
+import org.onosproject.net.device.DeviceListener;
+import org.onosproject.net.device.DeviceService;
+import org.onosproject.net.link.LinkListener;
+import org.onosproject.net.link.LinkService;
+import org.onosproject.net.pi.service.PiPipeconfWatchdogEvent;
+import org.onosproject.net.pi.service.PiPipeconfWatchdogListener;
+import org.onosproject.net.pi.service.PiPipeconfWatchdogService;
+import org.onosproject.store.service.MapEventListener;
+import org.onosproject.store.service.StorageService;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -13,13 +47,26 @@ import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
 /**
- * Application lifecycle: registers the ccfair application id and loads the
- * shared parameters once, so a broken parameter bundle fails activation
- * instead of surfacing later as a bad table write.
+ * The ccfair application: keeps intents in the distributed store, recomputes
+ * the fabric-wide policy every controller.recompute_period_ms and on
+ * topology, device, mastership, pipeline and intent events, and pushes the
+ * difference to the devices this node is master of.
  */
-@Component(immediate = true, service = AppComponent.class)
-public class AppComponent {
+@Component(immediate = true, service = {AppComponent.class, CcfairService.class})
+public class AppComponent implements CcfairService {
 
     /** ONOS application name, as in the .oar's app.xml. */
     public static final String APP_NAME = "org.ccfair.app";
@@ -29,19 +76,125 @@ public class AppComponent {
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected CoreService coreService;
 
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL)
+    protected StorageService storageService;
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL)
+    protected DeviceService deviceService;
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL)
+    protected LinkService linkService;
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL)
+    protected MastershipService mastershipService;
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL)
+    protected NetworkConfigRegistry netcfgRegistry;
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL)
+    protected PiPipeconfWatchdogService watchdogService;
+
+    /** Writes policy to devices; set by the P4Runtime binding (pipeconf package) or tests. */
+    protected volatile DeviceWriter writer = (d, ws) -> {
+        throw new IllegalStateException("no P4Runtime writer bound");
+    };
+    /** Reads live statistics; set by the P4Runtime binding or tests. */
+    protected volatile StatsSource statsSource = (d, ports) -> Map.of();
+
     private ApplicationId appId;
     private CcfairParams params;
+    private IntentJson json;
+    private IntentStore store;
+    private PolicyEngine engine;
+    private final StatsCache statsCache = new StatsCache();
+    private ScheduledExecutorService executor;
+    private final AtomicBoolean pending = new AtomicBoolean();
+
+    private final ConfigFactory<ApplicationId, CcfairConfig> configFactory =
+            new ConfigFactory<>(SubjectFactories.APP_SUBJECT_FACTORY, CcfairConfig.class, CcfairConfig.KEY) {
+                @Override
+                public CcfairConfig createConfig() {
+                    return new CcfairConfig().codec(json);
+                }
+            };
+    private final MapEventListener<String, String> intentListener = e -> recompute();
+    private final DeviceListener deviceListener = new InternalDeviceListener();
+    private final LinkListener linkListener = e -> recompute();
+    private final MastershipListener mastershipListener = new InternalMastershipListener();
+    private final NetworkConfigListener netcfgListener = new InternalNetcfgListener();
+    private final PiPipeconfWatchdogListener watchdogListener = new InternalWatchdogListener();
 
     @Activate
     protected void activate() {
         appId = coreService.registerApplication(APP_NAME);
         params = CcfairParams.load();
-        log.info("Started {} with {} groups (K={})", appId.name(), params.numGroups(), params.k());
+        json = new IntentJson(params);
+        engine = new PolicyEngine(params, (d, ws) -> writer.write(d, ws));
+        if (storageService != null) {
+            store = new IntentStore(storageService, json);
+            store.addListener(intentListener);
+        }
+        if (deviceService != null) {
+            deviceService.addListener(deviceListener);
+        }
+        if (linkService != null) {
+            linkService.addListener(linkListener);
+        }
+        if (mastershipService != null) {
+            mastershipService.addListener(mastershipListener);
+        }
+        if (watchdogService != null) {
+            watchdogService.addListener(watchdogListener);
+        }
+        if (netcfgRegistry != null) {
+            netcfgRegistry.registerConfigFactory(configFactory);
+            netcfgRegistry.addListener(netcfgListener);
+            applyConfig(netcfgRegistry.getConfig(appId, CcfairConfig.class));
+        }
+        long period = params.integer("controller", "recompute_period_ms");
+        executor = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "ccfair-recompute"));
+        executor.scheduleWithFixedDelay(this::recomputeSafely, period, period, TimeUnit.MILLISECONDS);
+        log.info("Started {} with {} groups (K={}), recompute every {} ms", appId.name(), params.numGroups(),
+                 params.k(), period);
     }
 
     @Deactivate
     protected void deactivate() {
+        if (executor != null) {
+            executor.shutdownNow();
+        }
+        if (store != null) {
+            store.removeListener(intentListener);
+        }
+        if (deviceService != null) {
+            deviceService.removeListener(deviceListener);
+        }
+        if (linkService != null) {
+            linkService.removeListener(linkListener);
+        }
+        if (mastershipService != null) {
+            mastershipService.removeListener(mastershipListener);
+        }
+        if (watchdogService != null) {
+            watchdogService.removeListener(watchdogListener);
+        }
+        if (netcfgRegistry != null) {
+            netcfgRegistry.removeListener(netcfgListener);
+            netcfgRegistry.unregisterConfigFactory(configFactory);
+        }
         log.info("Stopped");
+    }
+
+    /**
+     * Binds the device writer and statistics source (the P4Runtime binding, or tests).
+     *
+     * @param w writer
+     * @param s statistics source
+     */
+    public void bind(DeviceWriter w, StatsSource s) {
+        this.writer = w;
+        this.statsSource = s;
+        recompute();
     }
 
     /**
@@ -53,12 +206,198 @@ public class AppComponent {
         return appId;
     }
 
-    /**
-     * Parameters loaded at activation.
-     *
-     * @return the parameters, or null before activation
-     */
+    @Override
     public CcfairParams params() {
         return params;
+    }
+
+    @Override
+    public IntentJson intentJson() {
+        return json;
+    }
+
+    private IntentStore store() {
+        if (store == null) {
+            throw new IllegalStateException("ONOS storage service not available");
+        }
+        return store;
+    }
+
+    @Override
+    public List<FairnessIntent> intents() {
+        return store().all();
+    }
+
+    @Override
+    public Optional<FairnessIntent> intent(String id) {
+        return store().get(id);
+    }
+
+    @Override
+    public boolean addIntent(FairnessIntent intent) {
+        return store().create(intent);
+    }
+
+    @Override
+    public Optional<FairnessIntent> putIntent(FairnessIntent intent) {
+        return store().put(intent);
+    }
+
+    @Override
+    public Optional<FairnessIntent> removeIntent(String id) {
+        return store().remove(id);
+    }
+
+    @Override
+    public SortedMap<String, DevicePolicy> policies() {
+        return engine.policies();
+    }
+
+    @Override
+    public Map<Long, List<GroupStats>> stats(String deviceId) {
+        return statsCache.device(deviceId);
+    }
+
+    @Override
+    public SortedMap<String, PushStatus> pushStatus() {
+        return engine.status();
+    }
+
+    @Override
+    public void recompute() {
+        // Coalesce bursts of events into one round.
+        if (executor != null && pending.compareAndSet(false, true)) {
+            executor.execute(() -> {
+                pending.set(false);
+                recomputeSafely();
+            });
+        }
+    }
+
+    private void recomputeSafely() {
+        try {
+            recomputeNow();
+        } catch (RuntimeException e) {
+            log.error("ccfair recomputation failed", e);
+        }
+    }
+
+    /** One round: read statistics of mastered devices, compile, push. */
+    void recomputeNow() {
+        FabricView fabric = fabric();
+        List<FairnessIntent> intents = store == null ? List.of() : store.all();
+        for (String d : fabric.deviceIds()) {
+            if (!isMaster(d)) {
+                continue;
+            }
+            List<Long> ports = new ArrayList<>();
+            fabric.ports(d).forEach(p -> ports.add(p.number()));
+            try {
+                statsCache.update(d, statsSource.read(d, ports));
+            } catch (Exception e) {
+                log.warn("ccfair cannot read statistics of {}: {}", d, e.getMessage());
+            }
+        }
+        engine.run(fabric, intents, statsCache.snapshot(params.numGroups()), this::isMaster,
+                   System.currentTimeMillis());
+    }
+
+    private boolean isMaster(String deviceId) {
+        return mastershipService == null || mastershipService.isLocalMaster(DeviceId.deviceId(deviceId));
+    }
+
+    /**
+     * Topology as the computation sees it: available devices, enabled ports, roles from links.
+     *
+     * @return the fabric view
+     */
+    FabricView fabric() {
+        FabricView.Builder b = FabricView.builder();
+        if (deviceService == null) {
+            return b.build();
+        }
+        Set<ConnectPoint> infra = new HashSet<>();
+        if (linkService != null) {
+            for (Link l : linkService.getActiveLinks()) {
+                infra.add(l.src());
+                infra.add(l.dst());
+            }
+        }
+        for (Device dev : deviceService.getAvailableDevices(Device.Type.SWITCH)) {
+            String id = dev.id().toString();
+            b.device(id);
+            for (Port p : deviceService.getPorts(dev.id())) {
+                if (!p.isEnabled() || p.number().isLogical()) {
+                    continue;
+                }
+                PortRole role = infra.contains(new ConnectPoint(dev.id(), p.number())) ? PortRole.FABRIC
+                        : PortRole.EDGE;
+                b.port(id, p.number().toLong(), role, p.portSpeed());
+            }
+        }
+        return b.build();
+    }
+
+    private void applyConfig(CcfairConfig cfg) {
+        if (cfg == null || store == null) {
+            return;
+        }
+        try {
+            for (FairnessIntent in : cfg.intents()) {
+                store.put(in);
+            }
+        } catch (InvalidIntentException e) {
+            log.error("ccfair netcfg rejected, nothing applied: {}", e.getMessage());
+        }
+    }
+
+    private class InternalDeviceListener implements DeviceListener {
+        private final Set<DeviceEvent.Type> resync = ImmutableSet.of(
+                DeviceEvent.Type.DEVICE_ADDED, DeviceEvent.Type.DEVICE_AVAILABILITY_CHANGED);
+
+        @Override
+        public void event(DeviceEvent e) {
+            if (resync.contains(e.type()) && engine != null) {
+                // Reconnected or new: its tables may be empty or stale, push everything.
+                engine.resync(e.subject().id().toString());
+            }
+            recompute();
+        }
+    }
+
+    private class InternalMastershipListener implements MastershipListener {
+        @Override
+        public void event(MastershipEvent e) {
+            if (engine != null) {
+                engine.resync(e.subject().toString());
+            }
+            recompute();
+        }
+    }
+
+    private class InternalWatchdogListener implements PiPipeconfWatchdogListener {
+        @Override
+        public void event(PiPipeconfWatchdogEvent e) {
+            if (e.type() == PiPipeconfWatchdogEvent.Type.PIPELINE_READY && engine != null) {
+                // A (re)pushed pipeline starts with empty tables.
+                engine.resync(e.subject().toString());
+                recompute();
+            }
+        }
+    }
+
+    private class InternalNetcfgListener implements NetworkConfigListener {
+        @Override
+        public boolean isRelevant(NetworkConfigEvent e) {
+            return e.configClass().equals(CcfairConfig.class);
+        }
+
+        @Override
+        public void event(NetworkConfigEvent e) {
+            if (e.type() == NetworkConfigEvent.Type.CONFIG_ADDED
+                    || e.type() == NetworkConfigEvent.Type.CONFIG_UPDATED) {
+                e.config().ifPresent(c -> applyConfig((CcfairConfig) c));
+            }
+        }
     }
 }

@@ -1,0 +1,98 @@
+/*
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package org.ccfair.app;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.ccfair.app.policy.FairnessIntent;
+import org.ccfair.app.policy.IntentJson;
+import org.ccfair.app.policy.InvalidIntentException;
+import org.onosproject.core.ApplicationId;
+import org.onosproject.net.config.Config;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Declarative intents: netcfg subject "apps", key "ccfair":
+ * <pre>{"apps": {"org.ccfair.app": {"ccfair": {"intents": [ {...}, ... ]}}}}</pre>
+ * Each element has the JSON form of the REST API. An invalid element makes
+ * the whole config invalid (ONOS then rejects it) and nothing is applied.
+ */
+public class CcfairConfig extends Config<ApplicationId> {
+
+    /** netcfg key. */
+    public static final String KEY = "ccfair";
+    private static final String INTENTS = "intents";
+
+    private IntentJson json;
+
+    /**
+     * Sets the codec used to parse and validate intents.
+     *
+     * @param codec intent codec
+     * @return this
+     */
+    public CcfairConfig codec(IntentJson codec) {
+        this.json = codec;
+        return this;
+    }
+
+    @Override
+    public boolean isValid() {
+        return hasOnlyFields(INTENTS) && problems().isEmpty();
+    }
+
+    /**
+     * Every problem of the config, each naming the element.
+     *
+     * @return messages (empty if valid)
+     */
+    public List<String> problems() {
+        List<String> out = new ArrayList<>();
+        JsonNode a = object.path(INTENTS);
+        if (!a.isArray()) {
+            out.add("intents: expected an array of intents");
+            return out;
+        }
+        Set<String> ids = new HashSet<>();
+        for (int i = 0; i < a.size(); i++) {
+            try {
+                FairnessIntent in = codec().decode(a.get(i));
+                if (!ids.add(in.id())) {
+                    out.add("intents[" + i + "]: id '" + in.id() + "' listed twice");
+                }
+            } catch (InvalidIntentException e) {
+                for (String m : e.errors()) {
+                    out.add("intents[" + i + "]." + m);
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The intents of the config.
+     *
+     * @return intents
+     * @throws InvalidIntentException if any element is invalid
+     */
+    public List<FairnessIntent> intents() {
+        List<String> p = problems();
+        if (!p.isEmpty()) {
+            throw new InvalidIntentException(p);
+        }
+        List<FairnessIntent> out = new ArrayList<>();
+        object.path(INTENTS).forEach(n -> out.add(codec().decode(n)));
+        return out;
+    }
+
+    private IntentJson codec() {
+        if (json == null) {
+            json = new IntentJson(CcfairParams.load());
+        }
+        return json;
+    }
+}

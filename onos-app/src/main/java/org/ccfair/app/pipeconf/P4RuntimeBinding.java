@@ -1,0 +1,165 @@
+/*
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package org.ccfair.app.pipeconf;
+
+import org.ccfair.app.AppComponent;
+import org.ccfair.app.compute.PolicyWrite;
+import org.ccfair.app.stats.GroupStats;
+import org.onosproject.net.Device;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.device.DeviceService;
+import org.onosproject.net.pi.model.PiCounterId;
+import org.onosproject.net.pi.model.PiPipeconf;
+import org.onosproject.net.pi.runtime.PiCounterCell;
+import org.onosproject.net.pi.runtime.PiEntity;
+import org.onosproject.net.pi.runtime.PiTableEntry;
+import org.onosproject.net.pi.service.PiPipeconfService;
+import org.onosproject.p4runtime.api.P4RuntimeClient;
+import org.onosproject.p4runtime.api.P4RuntimeController;
+import org.onosproject.p4runtime.api.P4RuntimeWriteClient;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.ccfair.app.pipeconf.P4InfoConstants.*;
+
+/**
+ * Binds the app to P4Runtime: policy writes become table-entry updates sent
+ * one phase-preserving batch at a time, and statistics are read from the
+ * per port-group counters. Writes are idempotent as {@link org.ccfair.app.DeviceWriter}
+ * requires: ALREADY_EXIST on insert is retried as modify, NOT_FOUND on delete is success.
+ */
+@Component(immediate = true)
+public class P4RuntimeBinding {
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected P4RuntimeController controller;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected PiPipeconfService pipeconfService;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected DeviceService deviceService;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected AppComponent app;
+
+    @Activate
+    protected void activate() {
+        app.bind(this::write, this::read);
+    }
+
+    private P4RuntimeClient client(DeviceId id) {
+        P4RuntimeClient c = controller.get(id);
+        if (c == null) {
+            throw new IllegalStateException("no P4Runtime client for " + id);
+        }
+        return c;
+    }
+
+    private PiPipeconf pipeconf(DeviceId id) {
+        return pipeconfService.ofDevice(id).flatMap(pipeconfService::getPipeconf)
+                .orElseThrow(() -> new IllegalStateException("no pipeconf bound to " + id));
+    }
+
+    /** P4Runtime device id from the management address (grpc://host:port?device_id=N), default 1. */
+    private long p4DeviceId(DeviceId id) {
+        Device d = deviceService.getDevice(id);
+        String addr = d == null ? null : d.annotations().value("managementAddress");
+        if (addr != null) {
+            String q = URI.create(addr).getQuery();
+            if (q != null) {
+                for (String kv : q.split("&")) {
+                    if (kv.startsWith("device_id=")) {
+                        return Long.parseLong(kv.substring("device_id=".length()));
+                    }
+                }
+            }
+        }
+        return 1;
+    }
+
+    private static String profile(PiPipeconf pc) {
+        return pc.id().id().endsWith("tofino2") ? "tofino2" : "tofino";
+    }
+
+    private void write(String device, List<PolicyWrite> writes) throws Exception {
+        DeviceId id = DeviceId.deviceId(device);
+        PiPipeconf pc = pipeconf(id);
+        PolicyTranslator tr = new PolicyTranslator(app.params(), profile(pc));
+        P4RuntimeClient c = client(id);
+        long p4Id = p4DeviceId(id);
+        // One write per entry, in order: a batch would let the switch apply entries in any order.
+        for (PolicyWrite w : writes) {
+            PiTableEntry e = tr.entry(w);
+            P4RuntimeWriteClient.UpdateType type = w.op() == PolicyWrite.Op.INSERT
+                    ? P4RuntimeWriteClient.UpdateType.INSERT : w.op() == PolicyWrite.Op.MODIFY
+                    ? P4RuntimeWriteClient.UpdateType.MODIFY : P4RuntimeWriteClient.UpdateType.DELETE;
+            P4RuntimeWriteClient.WriteResponse r = c.write(p4Id, pc).entity(e, type).submitSync();
+            if (r.isSuccess()) {
+                continue;
+            }
+            P4RuntimeWriteClient.EntityUpdateStatus st = r.all().iterator().next().status();
+            if (st == P4RuntimeWriteClient.EntityUpdateStatus.NOT_FOUND
+                    && type == P4RuntimeWriteClient.UpdateType.DELETE) {
+                continue;
+            }
+            if (st == P4RuntimeWriteClient.EntityUpdateStatus.ALREADY_EXIST
+                    || st == P4RuntimeWriteClient.EntityUpdateStatus.NOT_FOUND) {
+                P4RuntimeWriteClient.UpdateType other = st == P4RuntimeWriteClient.EntityUpdateStatus.ALREADY_EXIST
+                        ? P4RuntimeWriteClient.UpdateType.MODIFY : P4RuntimeWriteClient.UpdateType.INSERT;
+                if (c.write(p4Id, pc).entity(e, other).submitSync().isSuccess()) {
+                    continue;
+                }
+            }
+            throw new IllegalStateException(w + " failed: " + st + " " + r.all().iterator().next().explanation());
+        }
+    }
+
+    private Map<Long, List<GroupStats>> read(String device, List<Long> ports) throws Exception {
+        DeviceId id = DeviceId.deviceId(device);
+        PiPipeconf pc = pipeconf(id);
+        List<PiCounterId> ids = List.of(INGRESS_PIPE_UPDATE_PG_FLOW_ENTER, INGRESS_PIPE_UPDATE_PG_FLOW_LEAVE,
+                                        EGRESS_PIPE_TELEMETRY_PG_PKTS, EGRESS_PIPE_TELEMETRY_PG_DROPS,
+                                        EGRESS_PIPE_TELEMETRY_PG_MARKS);
+        Map<PiCounterId, Map<Long, PiCounterCell>> cells = new HashMap<>();
+        for (PiEntity e : client(id).read(p4DeviceId(id), pc).counterCells(ids).submitSync().all()) {
+            PiCounterCell cell = (PiCounterCell) e;
+            cells.computeIfAbsent(cell.cellId().counterId(), k -> new HashMap<>()).put(cell.cellId().index(), cell);
+        }
+        int groups = app.params().numGroups();
+        Map<Long, List<GroupStats>> out = new HashMap<>();
+        for (long port : ports) {
+            List<GroupStats> gs = new ArrayList<>();
+            for (int g = 0; g < groups; g++) {
+                long idx = (port << 5) | g; // port-group index of docs/dataplane.md
+                gs.add(new GroupStats(g, pkts(cells, INGRESS_PIPE_UPDATE_PG_FLOW_ENTER, idx)
+                        - pkts(cells, INGRESS_PIPE_UPDATE_PG_FLOW_LEAVE, idx),
+                                      pkts(cells, EGRESS_PIPE_TELEMETRY_PG_PKTS, idx),
+                                      bytes(cells, EGRESS_PIPE_TELEMETRY_PG_PKTS, idx),
+                                      pkts(cells, EGRESS_PIPE_TELEMETRY_PG_DROPS, idx),
+                                      pkts(cells, EGRESS_PIPE_TELEMETRY_PG_MARKS, idx)));
+            }
+            out.put(port, gs);
+        }
+        return out;
+    }
+
+    private static long pkts(Map<PiCounterId, Map<Long, PiCounterCell>> m, PiCounterId c, long idx) {
+        PiCounterCell cell = m.getOrDefault(c, Map.of()).get(idx);
+        return cell == null ? 0 : cell.data().packets();
+    }
+
+    private static long bytes(Map<PiCounterId, Map<Long, PiCounterCell>> m, PiCounterId c, long idx) {
+        PiCounterCell cell = m.getOrDefault(c, Map.of()).get(idx);
+        return cell == null ? 0 : cell.data().bytes();
+    }
+}

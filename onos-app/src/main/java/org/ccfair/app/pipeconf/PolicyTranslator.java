@@ -1,0 +1,147 @@
+/*
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package org.ccfair.app.pipeconf;
+
+import org.ccfair.app.CcfairParams;
+import org.ccfair.app.compute.PolicyWrite;
+import org.onlab.util.ImmutableByteSequence;
+import org.onosproject.net.pi.model.PiActionParamId;
+import org.onosproject.net.pi.model.PiMatchFieldId;
+import org.onosproject.net.pi.runtime.PiAction;
+import org.onosproject.net.pi.runtime.PiActionParam;
+import org.onosproject.net.pi.runtime.PiExactFieldMatch;
+import org.onosproject.net.pi.runtime.PiMatchKey;
+import org.onosproject.net.pi.runtime.PiRangeFieldMatch;
+import org.onosproject.net.pi.runtime.PiTableEntry;
+
+import static org.ccfair.app.pipeconf.P4InfoConstants.*;
+
+/**
+ * Translates logical policy writes into P4Runtime table entries of the ccfair
+ * program, with the names and widths of the generated P4Info constants.
+ */
+public final class PolicyTranslator {
+
+    private final long roleEdge;
+    private final long cellsPerPkt;
+
+    /**
+     * Creates a translator for one profile.
+     *
+     * @param params  shared parameters
+     * @param profile "tofino" or "tofino2" (buffer cell size)
+     */
+    public PolicyTranslator(CcfairParams params, String profile) {
+        this.roleEdge = params.integer("ports", "role_edge");
+        long cell = params.integer("policy", "cell_bytes_" + profile);
+        long pkt = params.integer("policy", "buffer_pkt_bytes");
+        this.cellsPerPkt = (pkt + cell - 1) / cell;
+    }
+
+    private static ImmutableByteSequence bits(long v, int width) {
+        try {
+            return ImmutableByteSequence.copyFrom(v).fit(width);
+        } catch (ImmutableByteSequence.ByteSequenceTrimException e) {
+            throw new IllegalArgumentException("value " + v + " does not fit in " + width + " bits", e);
+        }
+    }
+
+    private static PiExactFieldMatch exact(PiMatchFieldId f, long v, int width) {
+        return new PiExactFieldMatch(f, bits(v, width));
+    }
+
+    private static PiActionParam param(PiActionParamId p, long v, int width) {
+        return new PiActionParam(p, bits(v, width));
+    }
+
+    /**
+     * The table entry of a write (for DELETE only the match key matters).
+     *
+     * @param w logical write
+     * @return table entry
+     */
+    public PiTableEntry entry(PolicyWrite w) {
+        PiTableEntry.Builder b = PiTableEntry.builder();
+        boolean del = w.op() == PolicyWrite.Op.DELETE;
+        switch (w.table()) {
+            case INGRESS_PORT:
+                b.forTable(INGRESS_PIPE_PORT_CFG_PORT_CFG)
+                        .withMatchKey(PiMatchKey.builder().addFieldMatch(exact(HDR_IG_PORT, w.key(0),
+                                                                               HDR_IG_PORT_BITWIDTH)).build());
+                if (!del) {
+                    b.withAction(w.value(0) == roleEdge
+                            ? PiAction.builder().withId(INGRESS_PIPE_PORT_CFG_SET_EDGE_PORT)
+                                    .withParameter(param(DEFAULT_RTT_US, w.value(1), DEFAULT_RTT_US_BITWIDTH)).build()
+                            : PiAction.builder().withId(INGRESS_PIPE_PORT_CFG_SET_FABRIC_PORT).build());
+                }
+                break;
+            case EGRESS_PORT:
+                b.forTable(EGRESS_PIPE_PORT_CFG_PORT_CFG)
+                        .withMatchKey(PiMatchKey.builder().addFieldMatch(exact(HDR_EG_PORT, w.key(0),
+                                                                               HDR_EG_PORT_BITWIDTH)).build());
+                if (!del) {
+                    b.withAction(PiAction.builder().withId(EGRESS_PIPE_PORT_CFG_SET_PORT_CFG)
+                                         .withParameter(param(ROLE, w.value(0), ROLE_BITWIDTH))
+                                         .withParameter(param(TVF_PROFILE, w.value(1), TVF_PROFILE_BITWIDTH))
+                                         .withParameter(param(FAIR_RATE_BIN, w.value(2), FAIR_RATE_BIN_BITWIDTH))
+                                         .withParameter(param(ANT_MAX_PKTS, w.value(3), ANT_MAX_PKTS_BITWIDTH))
+                                         .withParameter(param(M_LD, w.value(4), M_LD_BITWIDTH))
+                                         .withParameter(param(M_PL, w.value(5), M_PL_BITWIDTH))
+                                         .withParameter(param(M_M, w.value(6), M_M_BITWIDTH))
+                                         .withParameter(param(SS_DROP, w.value(7), SS_DROP_BITWIDTH)).build());
+                }
+                break;
+            case QUEUE_MAP:
+                b.forTable(INGRESS_PIPE_QUEUEING_QUEUE_MAP)
+                        .withMatchKey(PiMatchKey.builder()
+                                              .addFieldMatch(exact(HDR_EG_PORT, w.key(0), HDR_EG_PORT_BITWIDTH))
+                                              .addFieldMatch(exact(HDR_GROUP, w.key(1), HDR_GROUP_BITWIDTH))
+                                              .addFieldMatch(exact(HDR_SLOT, w.key(2), HDR_SLOT_BITWIDTH)).build());
+                if (!del) {
+                    b.withAction(PiAction.builder().withId(INGRESS_PIPE_QUEUEING_SET_QUEUE)
+                                         .withParameter(param(QID, w.value(0), QID_BITWIDTH)).build());
+                }
+                break;
+            case TVF:
+                b.forTable(EGRESS_PIPE_MARKER_TVF)
+                        .withMatchKey(PiMatchKey.builder()
+                                              .addFieldMatch(exact(HDR_TVF_PROFILE, w.key(0), HDR_TVF_PROFILE_BITWIDTH))
+                                              .addFieldMatch(exact(HDR_GROUP, w.key(1), HDR_GROUP_BITWIDTH))
+                                              .addFieldMatch(exact(HDR_RATE_BIN, w.key(2), HDR_RATE_BIN_BITWIDTH))
+                                              .build());
+                if (!del) {
+                    b.withAction(PiAction.builder().withId(EGRESS_PIPE_MARKER_SET_PV)
+                                         .withParameter(param(PV, w.value(0), PV_BITWIDTH)).build());
+                }
+                break;
+            case AQM:
+                b.forTable(EGRESS_PIPE_AQM_AQM_CFG)
+                        .withMatchKey(PiMatchKey.builder()
+                                              .addFieldMatch(exact(HDR_EG_PORT, w.key(0), HDR_EG_PORT_BITWIDTH))
+                                              .addFieldMatch(exact(HDR_QID, w.key(1), HDR_QID_BITWIDTH)).build());
+                if (!del) {
+                    b.withAction(PiAction.builder().withId(EGRESS_PIPE_AQM_SET_AQM)
+                                         .withParameter(param(TARGET_DELAY_US, w.value(0), TARGET_DELAY_US_BITWIDTH))
+                                         .withParameter(param(LIMIT_CELLS, w.value(1) * cellsPerPkt,
+                                                              LIMIT_CELLS_BITWIDTH))
+                                         .withParameter(param(ECN, w.value(2), ECN_BITWIDTH)).build());
+                }
+                break;
+            case RTT_BAND:
+                b.forTable(EGRESS_PIPE_CLASSIFIER_RTT_BAND)
+                        .withMatchKey(PiMatchKey.builder().addFieldMatch(new PiRangeFieldMatch(
+                                HDR_RTT_US, bits(w.key(0), HDR_RTT_US_BITWIDTH), bits(w.key(1), HDR_RTT_US_BITWIDTH)))
+                                              .build())
+                        .withPriority(1);
+                if (!del) {
+                    b.withAction(PiAction.builder().withId(EGRESS_PIPE_CLASSIFIER_SET_RTT_BAND)
+                                         .withParameter(param(BAND, w.value(0), BAND_BITWIDTH)).build());
+                }
+                break;
+            default:
+                throw new IllegalArgumentException("no P4 table for " + w.table());
+        }
+        return b.build();
+    }
+}
