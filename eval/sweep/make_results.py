@@ -297,6 +297,9 @@ def main():
 
     commit = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
+    if subprocess.run(["git", "-C", REPO, "status", "--porcelain", "eval/model", "eval/sim", "params"],
+                      capture_output=True, text=True).stdout.strip():
+        commit += " + uncommitted changes in eval/model, eval/sim or params"
     L = []
     w = L.append
     w("<!-- SPDX-License-Identifier: Apache-2.0 -->")
