@@ -17,7 +17,8 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-PIPECONF = "org.ccfair.pipeconf.%s"  # + profile; the ONOS app registers these ids
+# + profile: the id the ONOS app registers (PipeconfLoader.pipeconfId); make test checks they agree
+PIPECONF = "org.ccfair.%s"
 ONOS_DRIVER = "stratum-tofino"
 
 
@@ -214,7 +215,7 @@ def fabric_up_script(spec):
         L.append('ip netns exec sw-%s "$SDE_INSTALL/bin/tofino-model" --chip-type %d -f "$here/%s/tofino-model-ports.json" '
                  '--p4-target-config "$LOG_DIR/%s-target.conf" --install-dir "$SDE_INSTALL" --log-dir "$LOG_DIR/%s-model" '
                  '> "$LOG_DIR/%s-model.log" 2>&1 &' % (n, ps["chip_type"], n, n, n, n))
-        L.append('ip netns exec sw-%s "$STRATUM_BFRT" -bf_sde_install="$SDE_INSTALL" -bf_sim -bf_switchd_background=false '
+        L.append('ip netns exec sw-%s "$STRATUM_BFRT" -bf_sde_install="$SDE_INSTALL" -bf_sim -bf_switchd_background=true '
                  '-bf_switchd_cfg="$here/../ptf/%s/switchd.conf" -chassis_config_file="$here/%s/chassis_config.pb.txt" '
                  '-external_stratum_urls=0.0.0.0:9559 -persistent_config_dir="$LOG_DIR/%s-stratum" '
                  '-forwarding_pipeline_configs_file=/dev/null -log_dir="$LOG_DIR/%s-stratum" -enable_onlp=false '

@@ -79,7 +79,7 @@ def test_fabric_netcfg_matches_switch_configs():
     for a in addrs:
         assert re.match(r"grpc://127\.0\.0\.1:\d+\?device_id=\d+$", a), a
     for d in net["devices"].values():
-        assert d["basic"]["pipeconf"] == "org.ccfair.pipeconf.%s" % fab["profile"]
+        assert d["basic"]["pipeconf"] == G.PIPECONF % fab["profile"]
     ports = {s["name"]: chassis_ports(os.path.join(MC, "fabric", s["name"], "chassis_config.pb.txt"))
              for s in fab["switches"]}
     link_ports = set()
@@ -123,3 +123,14 @@ def test_inconsistent_fabric_descriptions_are_rejected(mutate, message):
     mutate(spec)
     with pytest.raises(G.ConfigError, match=re.escape(message)):
         G.validate(spec)
+
+
+def test_netcfg_pipeconf_id_is_the_one_the_onos_app_registers():
+    loader = os.path.join(REPO, "onos-app", "src", "main", "java", "org", "ccfair", "app", "pipeconf",
+                          "PipeconfLoader.java")
+    if not os.path.isfile(loader):
+        report("SKIPPED: netcfg pipeconf id vs the ONOS app (no PipeconfLoader.java)")
+        pytest.skip("no ONOS pipeconf loader")
+    m = re.search(r'new PiPipeconfId\(\s*"([^"]*)"\s*\+\s*profile\s*\)', open(loader).read())
+    assert m, "PipeconfLoader.pipeconfId no longer builds the id as \"<prefix>\" + profile: update this check"
+    assert G.PIPECONF % "tofino" == m.group(1) + "tofino", (G.PIPECONF, m.group(1))

@@ -123,6 +123,20 @@ def test_rate_bins_follow_params(bps, bin_):
     assert V.rate_bin(bps, P.load()) == bin_
 
 
-def test_per_flow_tvf_is_non_increasing_from_pv_max():
-    t = V.per_flow_tvf(P.load())
-    assert t[0] == P.load()["tvf"]["pv_max"] and all(a >= b for a, b in zip(t, t[1:]))
+def test_fair_rate_tvf_is_centred_on_the_fair_rate():
+    p = P.load()
+    pv, spd = p["tvf"]["pv_max"], p["tvf"]["steps_per_decade"]
+    t = V.fair_rate_tvf(p, 10e6)  # 10 Mbit/s: bin 48
+    assert V.rate_bin(10e6, p) == 48
+    assert t[48] == pv // 2 and t[48 - spd] == pv // 2 + pv // 2 and t[48 + spd] == 0  # integer maths, as the model
+    assert t[0] == pv and t[-1] == 0 and all(a >= b for a, b in zip(t, t[1:]))
+    # the vectors' pv-drawing numbers: bin 49 is one bin above the fair rate
+    assert t[49] == pv // 2 - pv // (2 * spd)
+
+
+def test_tvf_follows_the_scaled_fair_rate():
+    vec = copy.deepcopy(BASE)
+    plan = V.translate(vec, P.load(), scale=10)
+    assert plan.tvf == V.fair_rate_tvf(P.load(), 1e6)
+    del vec["config"]["fair_rate_bps"]
+    assert V.translate(vec, P.load()).tvf is None

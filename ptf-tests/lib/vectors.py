@@ -60,10 +60,20 @@ def rate_bin(bps, params):
     return min(t["rate_steps"] - 1, int(math.floor(t["steps_per_decade"] * math.log10(kbps / t["rate_min_kbps"]))))
 
 
-def per_flow_tvf(params):
-    """The per-flow objective's TVF the vectors assume for every group: PV = pv_max - pv_max*i/steps."""
+def _trunc_div(a, b):
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
+def fair_rate_tvf(params, fair_bps):
+    """The per-flow TVF the vectors assume for every group (eval/model, Pipeline::SetFairRate):
+    pv_max/2 at the fair rate's bin, one decade (steps_per_decade bins) either side spans
+    0..pv_max. The switch looks up whole bins; the model also interpolates 16 sub-steps, which
+    the vectors' PV ranges allow for."""
     t = params["tvf"]
-    return [t["pv_max"] - t["pv_max"] * i // t["rate_steps"] for i in range(t["rate_steps"])]
+    spd, pv = t["steps_per_decade"], t["pv_max"]
+    fair_bin = rate_bin(fair_bps, params)
+    return [max(0, min(pv, pv // 2 - _trunc_div((i - fair_bin) * pv, 2 * spd))) for i in range(t["rate_steps"])]
 
 
 class Plan:
@@ -75,6 +85,7 @@ class Plan:
         self.egress = {}          # EgressPipe port_cfg overrides
         self.aqm = {}             # target_delay_us / ecn / limit_cells for the out port's queue 0
         self.rtt_boundary_us = None
+        self.tvf = None           # PV per rate bin written for every group, or None (default pv_max)
         self.shaped = False       # some packets must queue: out port is the shaped port
         self.fabric_out = False   # out port keeps the shim (PVs visible); only without reverse traffic
         self.flows = {}           # name -> (src ip, sport, dst ip, dport)
@@ -126,6 +137,10 @@ def translate(vec, params=None, scale=DEFAULT_SCALE, shaped_rate_bps=None):
         plan.egress["ss_drop"] = int(cfg["ss_proactive_drop"])
     if "fair_rate_bps" in cfg:
         plan.egress["fair_rate_bin"] = rate_bin(cfg["fair_rate_bps"] / scale, params)
+    # The TVF follows the fair rate (the link rate when no fair rate is given); a vector that
+    # states neither keeps the switch's default TVF, pv_max everywhere.
+    fair = cfg.get("fair_rate_bps", cfg.get("link_rate_bps"))
+    plan.tvf = fair_rate_tvf(params, fair / scale) if fair else None
     if "target_delay_us" in cfg:
         plan.aqm["target_delay_us"] = cfg["target_delay_us"]
     if "ecn" in cfg:

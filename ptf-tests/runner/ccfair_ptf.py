@@ -220,7 +220,7 @@ def commands(plan):
     switchd_cfg = os.path.join(cfg, "switchd.conf")
     if plan["agent"] == "stratum":
         cmds.append(("agent", [plan["agent_bin"], "-bf_sde_install=" + plan["sde_install"], "-bf_sim",
-                               "-bf_switchd_background=false", "-bf_switchd_cfg=" + switchd_cfg,
+                               "-bf_switchd_background=true", "-bf_switchd_cfg=" + switchd_cfg,
                                "-chassis_config_file=" + os.path.join(cfg, "chassis_config.pb.txt"),
                                "-external_stratum_urls=" + plan["grpc_addr"],
                                "-persistent_config_dir=" + os.path.join(L, "stratum"),

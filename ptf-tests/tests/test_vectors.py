@@ -44,9 +44,9 @@ class _VectorTest(CcfairTest):
         self.out = out
         self.l2(1, out)
         self.l2(0, src_port)
-        tvf = V.per_flow_tvf(self.params)
-        for g in range(len(self.params_group_names())):
-            self.tvf(g, lambda b: tvf[b])
+        if plan.tvf is not None:
+            for g in range(len(self.params_group_names())):
+                self.tvf(g, plan.tvf.__getitem__)
         if plan.aqm:
             self.aqm(out, 0, plan.aqm.get("target_delay_us", self.params["aqm"]["target_delay_us"]),
                      plan.aqm.get("limit_cells", 1 << 19), plan.aqm.get("ecn"))
