@@ -25,7 +25,13 @@ def jobs():
 
 
 def _snapshot_binary():
-    """Copy the simulator aside so a rebuild during a long sweep cannot mix two binaries."""
+    """Copy the simulator aside so a rebuild during a long sweep cannot mix two binaries.
+
+    EVAL_SIM=<path> pins an earlier snapshot (e.g. to regenerate a report from the cache)."""
+    pinned = os.environ.get("EVAL_SIM")
+    if pinned:
+        with open(pinned, "rb") as fh:
+            return hashlib.sha256(fh.read()).hexdigest()[:16], pinned
     with open(ce.SIM, "rb") as fh:
         h = hashlib.sha256(fh.read()).hexdigest()[:16]
     path = os.path.join(CACHE, "dumbbell-" + h)
