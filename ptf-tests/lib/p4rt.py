@@ -116,10 +116,16 @@ class Client:
         self.stub.SetForwardingPipelineConfig(req)
 
     def get_pipeline_cookie(self):
+        """Cookie of the pipeline on the device, or None when it has none yet."""
         req = p4runtime_pb2.GetForwardingPipelineConfigRequest(
             device_id=self.device_id,
             response_type=p4runtime_pb2.GetForwardingPipelineConfigRequest.COOKIE_ONLY)
-        return self.stub.GetForwardingPipelineConfig(req).config.cookie.cookie
+        try:
+            return self.stub.GetForwardingPipelineConfig(req).config.cookie.cookie
+        except grpc.RpcError as e:
+            if e.code() == grpc.StatusCode.FAILED_PRECONDITION:  # no pipeline set
+                return None
+            raise
 
     # -- builders -------------------------------------------------------------
     def table_entry(self, table, match=None, action=None, params=None, priority=0):
@@ -281,6 +287,18 @@ class Client:
         n = 0
         while not self._in["packet"].empty():
             self._in["packet"].get_nowait()
+            n += 1
+        return n
+
+    def drain_digests(self):
+        """Acknowledge and drop every digest list received so far; returns how many."""
+        n = 0
+        while not self._in["digest"].empty():
+            d = self._in["digest"].get_nowait().digest
+            ack = p4runtime_pb2.StreamMessageRequest()
+            ack.digest_ack.digest_id = d.digest_id
+            ack.digest_ack.list_id = d.list_id
+            self._out.put(ack)
             n += 1
         return n
 

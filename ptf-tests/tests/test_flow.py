@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0
 """Flow tracking: one slot per connection for both directions, collisions counted,
 untrackable traffic in the default group (ant)."""
+import time
+
 from ptf.testutils import group
 
 import contract as C
 import packets as K
-from base_test import CcfairTest, IG, EG
+from base_test import CcfairTest, IG, EG, param
 
 ENTER, PKTS = IG + ".update.pg_flow_enter", EG + ".telemetry.pg_pkts"
 UNTRACKED = IG + ".flow_tracker.untracked"
@@ -74,30 +76,53 @@ class DistinctFlowsDistinctSlots(CcfairTest):
 
 @group("flow")
 class CollisionsCountedAndDefaultGroup(CcfairTest):
-    """Many one-packet flows: every flow is either tracked (enters a group) or counted as a
-    slot collision and sent as ant. With 2,000 flows on 2^16 slots collisions are all but certain
-    (expected ~30); the counts must add up exactly."""
-    N = 2000
+    """A flow whose slot is held by another flow is counted as a collision and sent in the
+    default group (ant). The slot of each of N one-SYN flows is learnt from its new-flow digest
+    (a flow with no digest must have been counted as a collision instead); two flows that share
+    a slot are then sent back to back once the table has expired: the second must collide.
+    (With N = 1,500 flows on 2^16 slots a shared slot exists with probability > 0.999.)"""
+    N = 1500
 
     def runTest(self):
         p1, p2 = self.ports[0], self.ports[1]
         self.forward_pair(p1, p2)
+        self.enable_digest("reclass_digest_t")
         ant = self.group_id("ant")
-        enter0 = self.pg_packets(ENTER, p2)
-        coll0 = self.untracked(C.UNTRACKED_COLLISION)
-        ant0 = self.pg(PKTS, p2, ant)[0]
-        for i in range(self.N):
-            self.send(p1, K.Flow(0, 1, 1024 + i, dport=80).syn())
-            if i % 200 == 199:
+        slots, collided = {}, 0
+        for i in range(int(param("collision_flows", self.N))):
+            sport = 20000 + i
+            self.sw.drain_digests()
+            c0 = self.untracked(C.UNTRACKED_COLLISION)
+            self.send(p1, K.Flow(0, 1, sport, dport=80).syn())
+            new = [d for d in self.reclass(1.0) if d["old_group"] == 0xFF]
+            if new:
+                slots[sport] = new[0]["flow_id"]
+            else:
+                self.assertEqual(self.untracked(C.UNTRACKED_COLLISION), c0 + 1,
+                                 "flow %d: neither a new-flow digest nor a counted collision" % sport)
+                collided += 1
+            if i % 100 == 99:
                 self.recv_all(p2, timeout=0.05)
-        self.recv_all(p2, timeout=1.0)
-        entered = self.pg_packets(ENTER, p2) - enter0
-        collided = self.untracked(C.UNTRACKED_COLLISION) - coll0
-        self.assertEqual(entered + collided, self.N, "tracked %d + collided %d != %d flows"
-                         % (entered, collided, self.N))
-        self.assertGreater(collided, 0, "no collision among %d flows in 2^16 slots" % self.N)
-        self.assertEqual(self.pg(PKTS, p2, ant)[0] - ant0, collided,
-                         "collided flows were not sent in the default group (ant)")
+        by_slot = {}
+        for sport, slot in slots.items():
+            by_slot.setdefault(slot, []).append(sport)
+        pairs = [v[:2] for v in by_slot.values() if len(v) > 1]
+        self.assertTrue(pairs, "no two of %d tracked flows share a slot (%d collided)" % (len(slots), collided))
+        a, b = pairs[0]
+        f = self.params["flow"]
+        time.sleep(f["idle_intervals_to_expire"] * f["default_rtt_us"] * 1e-6 + 0.3)  # every slot idle again
+        self.recv_all(p2, timeout=0.05)
+        self.send(p1, K.Flow(0, 1, a, dport=80).syn())
+        self.assertEqual([d["flow_id"] for d in self.reclass(1.0) if d["old_group"] == 0xFF], [slots[a]],
+                         "flow %d did not reclaim its slot %d" % (a, slots[a]))
+        self.recv_all(p2, timeout=0.2)
+        c0, ant0 = self.untracked(C.UNTRACKED_COLLISION), self.pg(PKTS, p2, ant)[0]
+        second = K.Flow(0, 1, b, dport=80).syn()
+        self.send(p1, second)
+        self.expect(second, p2)
+        self.assertFalse([d for d in self.reclass(1.0) if d["old_group"] == 0xFF], "the second flow took the slot")
+        self.assertEqual(self.untracked(C.UNTRACKED_COLLISION), c0 + 1, "collision not counted")
+        self.assertEqual(self.pg(PKTS, p2, ant)[0], ant0 + 1, "the colliding flow was not sent as ant")
 
 
 @group("flow")
