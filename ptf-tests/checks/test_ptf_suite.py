@@ -130,9 +130,7 @@ def test_table_writes_use_declared_keys_actions_and_params():
                 if len(args) >= 3 and isinstance(args[2], ast.Dict):
                     params = {_const(k, env) for k in args[2].keys}
                     assert params == set(C.ACTIONS[action]), "%s: %s params %s" % (modname, action, params)
-                elif not C.ACTIONS[action]:
-                    pass
-                else:
+                elif C.ACTIONS[action]:
                     assert len(args) >= 3, "%s: %s needs params %s" % (modname, action, sorted(C.ACTIONS[action]))
             checked += 1
     assert checked > 10

@@ -259,9 +259,17 @@ class CcfairTest(BaseTest):
                 self.recv_all(out_port, timeout=0.05)
         return seq
 
-    def forward_pair(self, a_port, b_port, a=0, b=1):
+    def forward_pair(self, a_port, b_port, a=0, b=1, default_rtt_us=None):
         """Hosts a on a_port and b on b_port, both edge, bridged both ways."""
         for port in (a_port, b_port):
-            self.edge_port(port)
+            self.edge_port(port, default_rtt_us)
         self.l2(b, b_port)
         self.l2(a, a_port)
+
+    def edge_to_fabric(self, host=1):
+        """Edge port 1 bridged to fabric port 3 (host `host` behind it); returns the two ports."""
+        p1, p3 = self.ports[0], self.ports[2]
+        self.edge_port(p1)
+        self.fabric_port(p3)
+        self.l2(host, p3)
+        return p1, p3

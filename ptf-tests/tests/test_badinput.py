@@ -113,10 +113,7 @@ class NonIpCarriesNoShim(CcfairTest):
     """A non-IP frame bridged toward a fabric port gets no shim and is not counted as a flow."""
 
     def runTest(self):
-        p1, p3 = self.ports[0], self.ports[2]
-        self.edge_port(p1)
-        self.fabric_port(p3)
-        self.l2(1, p3)
+        p1, p3 = self.edge_to_fabric()
         pkt = K.pad(K.Ether(src=K.HOST_MAC[0], dst=K.HOST_MAC[1], type=0x88B7) / K.Raw(b"\x00" * 20), 64)
         self.send(p1, pkt)
         self.expect(pkt, p3)

@@ -14,13 +14,6 @@ def pv_of_group(g):
 
 
 class _Marking(CcfairTest):
-    def edge_to_fabric(self):
-        p1, p3 = self.ports[0], self.ports[2]
-        self.edge_port(p1)
-        self.fabric_port(p3)
-        self.l2(1, p3)
-        return p1, p3
-
     def shim_of(self, port):
         pkt = self.recv(port, timeout=2.0)
         self.assertIsNotNone(pkt, "nothing left port %d" % port)

@@ -65,9 +65,7 @@ class DefaultRttMidConnection(CcfairTest):
 
     def runTest(self):
         p1, p2 = self.ports[0], self.ports[1]
-        self.edge_port(p1, default_rtt_us=30000)
-        self.edge_port(p2)
-        self.l2(1, p2)
+        self.forward_pair(p1, p2, default_rtt_us=30000)
         self.enable_digest("reclass_digest_t")
         self.send(p1, K.Flow(0, 1, 42003).data(500))
         fid = self.new_flow_id()
@@ -82,9 +80,7 @@ class IntervalRollOver(CcfairTest):
 
     def runTest(self):
         p1, p2 = self.ports[0], self.ports[1]
-        self.edge_port(p1, default_rtt_us=self.RTT_US)
-        self.edge_port(p2)
-        self.l2(1, p2)
+        self.forward_pair(p1, p2, default_rtt_us=self.RTT_US)
         self.enable_digest("reclass_digest_t")
         f = K.Flow(0, 1, 42004)
         self.send(p1, f.data(200))

@@ -14,10 +14,7 @@ class PushAtIngressEdge(CcfairTest):
     """Edge -> fabric: Ethernet / shim(pv, group, slot, 0x0800) / the original IPv4 packet."""
 
     def runTest(self):
-        p1, p3 = self.ports[0], self.ports[2]
-        self.edge_port(p1)
-        self.fabric_port(p3)
-        self.l2(1, p3)
+        p1, p3 = self.edge_to_fabric()
         self.tvf(self.group_id("ant"), lambda b: 777)
         pkt = K.udp(0, 1, size=300)
         self.send(p1, pkt)
@@ -34,10 +31,7 @@ class NoShimOnNonIpv4(CcfairTest):
     """Non-IPv4 frames (ARP) cross toward a fabric port without a shim."""
 
     def runTest(self):
-        p1, p3 = self.ports[0], self.ports[2]
-        self.edge_port(p1)
-        self.fabric_port(p3)
-        self.l2(1, p3)
+        p1, p3 = self.edge_to_fabric()
         pkt = K.pad(K.Ether(src=K.HOST_MAC[0], dst=K.HOST_MAC[1]) /
                     K.ARP(op=2, hwsrc=K.HOST_MAC[0], psrc=K.HOST_IP[0], pdst=K.HOST_IP[1]), 64)
         self.send(p1, pkt)

@@ -57,9 +57,7 @@ class ReclassificationDigestAndActiveFlows(CcfairTest):
 
     def runTest(self):
         p1, p2 = self.ports[0], self.ports[1]
-        self.edge_port(p1, default_rtt_us=self.RTT_US)
-        self.edge_port(p2)
-        self.l2(1, p2)
+        self.forward_pair(p1, p2, default_rtt_us=self.RTT_US)
         self.enable_digest("reclass_digest_t")
         mouse, ant = self.group_id("mouse"), self.group_id("ant")
         leave0, enter0 = self.pg(LEAVE, p2, mouse)[0], self.pg(ENTER, p2, ant)[0]
