@@ -251,7 +251,6 @@ def ptf_command(plan):
     ])
     argv = [os.path.join(REPO, ".venv", "bin", "ptf"), "--test-dir", os.path.join(PTF_DIR, "tests"),
             "--log-file", os.path.join(plan["log_dir"], "ptf.log"),
-            "--xunit", "--xunit-dir", os.path.join(plan["log_dir"], "xunit"),
             "--test-params=" + test_params]
     for p in plan["ports"]:
         argv += ["-i", "%d@%s" % (p["p4_port"], p["iface_name"])]
