@@ -179,8 +179,8 @@ def main(argv):
     if not present:
         if not fallback:
             raise SystemExit('gen_p4_constants: none of %s exists' % ', '.join(paths))
-        print('gen_p4_constants: WARNING: no committed P4Info (%s); generating from the contract %s'
-              % (', '.join(paths), fallback))
+        print('SKIPPED: ONOS app constants from committed P4Info (%s not committed yet; generated from the '
+              'contract %s)' % (', '.join(os.path.relpath(p) for p in paths), os.path.relpath(fallback)))
         present = [fallback]
     infos = [(p, parse(open(p).read())) for p in present]
     note = ', '.join(os.path.relpath(p) for p in present)
@@ -195,8 +195,12 @@ def main(argv):
     for p in paths:
         build = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(p))), 'build',
                              os.path.basename(os.path.dirname(p)))
-        state = 'bundled' if os.path.isdir(build) else 'ABSENT (P4Info only; run `make p4` with bf-p4c to add it)'
-        print('gen_p4_constants: device config for %s: %s' % (os.path.basename(os.path.dirname(p)), state))
+        prof = os.path.basename(os.path.dirname(p))
+        if os.path.isdir(build):
+            print('gen_p4_constants: device config for %s: bundled from %s' % (prof, os.path.relpath(build)))
+        else:
+            print('SKIPPED: device config in the %s pipeconf (%s absent: `make p4` needs bf-p4c; the .oar '
+                  'carries the P4Info only)' % (prof, os.path.relpath(build)))
 
 
 if __name__ == '__main__':

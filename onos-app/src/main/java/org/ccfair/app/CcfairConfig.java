@@ -9,6 +9,7 @@ import org.ccfair.app.policy.IntentJson;
 import org.ccfair.app.policy.InvalidIntentException;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.net.config.Config;
+import org.onosproject.net.config.InvalidFieldException;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -40,9 +41,20 @@ public class CcfairConfig extends Config<ApplicationId> {
         return this;
     }
 
+    /**
+     * Validates the config.
+     *
+     * @return true if valid
+     * @throws InvalidFieldException naming every problem (ONOS shows it to the operator)
+     */
     @Override
     public boolean isValid() {
-        return hasOnlyFields(INTENTS) && problems().isEmpty();
+        hasOnlyFields(INTENTS);
+        List<String> p = problems();
+        if (!p.isEmpty()) {
+            throw new InvalidFieldException(INTENTS, String.join("; ", p));
+        }
+        return true;
     }
 
     /**

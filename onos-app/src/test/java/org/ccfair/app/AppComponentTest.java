@@ -3,21 +3,29 @@
  */
 package org.ccfair.app;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.Test;
+import org.onosproject.core.ApplicationId;
 import org.onosproject.core.CoreServiceAdapter;
 import org.onosproject.core.DefaultApplicationId;
-import org.onosproject.core.ApplicationId;
+import org.onosproject.net.config.ConfigApplyDelegate;
+import org.onosproject.net.config.InvalidFieldException;
+import org.onosproject.store.service.TestStorageService;
+
+import java.util.List;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.fail;
 import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertTrue;
 
 /**
- * Activation against ONOS's CoreService test adapter.
+ * Activation against ONOS test adapters, intents through the service, and netcfg.
  */
 public class AppComponentTest {
 
-    @Test
-    public void activationRegistersAppAndLoadsParams() {
+    private AppComponent activate() {
         AppComponent app = new AppComponent();
         app.coreService = new CoreServiceAdapter() {
             @Override
@@ -25,10 +33,52 @@ public class AppComponentTest {
                 return new DefaultApplicationId(7, name);
             }
         };
+        app.storageService = new TestStorageService();
         app.activate();
+        return app;
+    }
+
+    @Test
+    public void activationRegistersAppAndLoadsParams() {
+        AppComponent app = activate();
         assertEquals(AppComponent.APP_NAME, app.appId().name());
         assertNotNull(app.params());
         assertEquals(2 + 3 * app.params().k(), app.params().numGroups());
+        assertTrue(app.intents().isEmpty());
+        assertTrue(app.addIntent(app.intentJson().fromText("{\"id\":\"x\"}")));
+        assertEquals(1, app.intents().size());
+        app.recomputeNow();
+        assertTrue("no device service: empty fabric", app.policies().isEmpty());
         app.deactivate();
+    }
+
+    private static CcfairConfig config(String json) throws Exception {
+        CcfairConfig c = new CcfairConfig();
+        JsonNode n = new ObjectMapper().readTree(json);
+        ConfigApplyDelegate none = cfg -> { };
+        c.init(new DefaultApplicationId(1, "org.ccfair.app"), CcfairConfig.KEY, n, new ObjectMapper(), none);
+        return c;
+    }
+
+    @Test
+    public void netcfgIntents() throws Exception {
+        CcfairConfig ok = config("{\"intents\":[{\"id\":\"a\"},{\"id\":\"b\",\"priority\":5}]}");
+        assertTrue(ok.isValid());
+        assertEquals(2, ok.intents().size());
+        CcfairConfig bad = config("{\"intents\":[{\"id\":\"a\"},{\"id\":\"a\"},{\"id\":\"c\",\"priority\":-1}]}");
+        assertEquals(List.of("intents[1]: id 'a' listed twice", "intents[2].priority: -1 outside [0, 65535]"),
+                     bad.problems());
+        invalid(bad, "intents[1]: id 'a' listed twice; intents[2].priority: -1 outside [0, 65535]");
+        invalid(config("{\"intents\":{}}"), "intents: expected an array of intents");
+        invalid(config("{\"intents\":[],\"x\":1}"), "\"x\"");
+    }
+
+    private static void invalid(CcfairConfig c, String text) {
+        try {
+            c.isValid();
+            fail("accepted");
+        } catch (InvalidFieldException e) {
+            assertTrue(e.getMessage(), e.getMessage().contains(text));
+        }
     }
 }
