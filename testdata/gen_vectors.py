@@ -130,15 +130,15 @@ write("aggressiveness-delay-lossdelay-loss",
 
 # BBR-like: 10 pkts base, probe 13 (>= 1.125x), drain 8 (<= 0.75 x 13), cycle of 8 intervals
 steps = list(rate_drop)
-cyc = [13, 8, 10, 10, 10, 10, 10, 10]
-counts = [10] + cyc * 4  # intervals 5 .. 37
+cyc = [39, 24, 30, 30, 30, 30, 30, 30]
+counts = [30] + cyc * 4  # intervals 5 .. 37
 bw = 0
 for i, n in enumerate(counts):
     k = 5 + i
     prev = counts[i - 1] if i else None
     g = "delay0" if bw < 4 else "hybrid1"
-    steps.append(interval(k * 10000, n, 700, expect={"group": g}))
-    if n == 8:
+    steps.append(interval(k * 10000, n, 250, expect={"group": g}))
+    if n == 24:
         bw += 1  # counted at the next roll-over
         steps.append({"op": "check", "t_us": k * 10000, "flow": "A", "expect": {"bwest": bw - 1}})
     if bw == 4 and g == "delay0":
@@ -146,10 +146,23 @@ for i, n in enumerate(counts):
 write("bwest-model-based",
       "BwEst: an interval whose rate is >= (1 + 2^-bwest_up_shift) = 1.125x the previous one, followed within two "
       "intervals by one <= (1 - 2^-bwest_down_shift) = 0.75x of that probe, is one pattern; m_m (4) patterns make the "
-      "flow model-based (hybrid1), like BBR's 1.25x probe / 0.75x drain every 8 RTTs. After delay0 (rate drop at 50 ms), "
-      "packets per 10 ms interval: 10, then 4 cycles of [13, 8, 10 x 6]. 13 after 10 is a probe (1.3x), 8 after 13 a drain "
-      "(0.62x) -> BwEst +1 at the roll-over after each 8-interval; 10 after 8 is a probe (1.25x) but no drain follows. "
-      "The 4th pattern completes at the roll-over of t=320 ms -> hybrid1 from then on. Queues drained: aggressiveness 0.",
+      "flow model-based (hybrid1), like BBR's 1.25x probe / 0.75x drain every 8 RTTs. Only intervals of at least "
+      "2^(up_shift+1) + 2 = 18 data packets count (one packet of jitter must not look like a probe). After delay0 "
+      "(rate drop at 50 ms), packets per 10 ms interval: 30, then 4 cycles of [39, 24, 30 x 6]. 39 after 30 is a probe "
+      "(1.3x), 24 after 39 a drain (0.62x) -> BwEst +1 at the roll-over after each 24-interval; 30 after 24 is a probe "
+      "(1.25x) but no drain follows. The 4th pattern completes at the roll-over of t=320 ms -> hybrid1 from then on. "
+      "Queues drained: aggressiveness stays 0.",
+      steps, config={"link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
+
+steps = list(rate_drop)
+small = [10, 13, 8, 10] * 6
+for i, n in enumerate(small):
+    steps.append(interval((5 + i) * 10000, n, 700, expect={"group": "delay0"}))
+steps.append({"op": "check", "t_us": (5 + len(small)) * 10000 - 1, "flow": "A", "expect": {"bwest": 0, "group": "delay0"}})
+write("bwest-needs-enough-packets",
+      "The BBR-like pattern of bwest-model-based, six times over, but with 8..13 packets per interval: below the "
+      "2^(bwest_up_shift+1) + 2 = 18 packets an interval needs to count for BwEst (with n packets one packet of jitter "
+      "is a factor (n+1)/(n-1) >= 1.125 for n <= 17), so BwEst stays 0 and the flow stays delay0.",
       steps, config={"link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
 
 write("symmetric-flow-id",

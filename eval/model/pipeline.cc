@@ -192,7 +192,7 @@ Pipeline::Lookup(const Pkt& p, bool& fwd)
         sig = 1; // 0 marks an empty slot in the P4 register
     Flow& f = m_flows[idx];
     bool expired =
-        f.valid && p.t_ns - f.last_seen > uint64_t(f.rtt_us) * 1000ULL * m_c.idle_intervals;
+        f.valid && p.t_ns - f.last_seen > uint64_t(m_c.default_rtt_us) * 1000ULL * m_c.idle_intervals;
     if (!f.valid || expired)
     {
         uint32_t gen = f.gen + 1;
@@ -258,7 +258,12 @@ Pipeline::RollOver(Flow& f, uint64_t t)
         // BwEst: an up interval (>= 1 + 2^-up of the previous) followed within two
         // intervals by a down one (<= 1 - 2^-down of the up interval).
         const int32_t up = m_bwUpQ8, down = m_bwDownQ8;
-        if (lr != INT32_MIN && f.log_rate != INT32_MIN)
+        // Only intervals with enough packets count: with n packets one packet of
+        // jitter changes the rate by (n+1)/(n-1), which stays below 1 + 2^-up only
+        // for n > 2^(up+1) + 1. Without this, flows with a few packets per RTT
+        // (short RTTs, many flows) look like BBR after a few intervals.
+        const uint32_t bwMin = (2u << m_c.bwest_up_shift) + 2;
+        if (lr != INT32_MIN && f.log_rate != INT32_MIN && n >= bwMin && f.prev_pkts >= bwMin)
         {
             if (f.bw_phase > 0 && lr <= f.up_log_rate + down)
             {
@@ -546,7 +551,7 @@ Pipeline::ControllerTick(uint64_t now)
     {
         if (!f.valid || f.group == 0xFF)
             continue;
-        if (now - f.last_seen > uint64_t(f.rtt_us) * 1000ULL * m_c.idle_intervals)
+        if (now - f.last_seen > uint64_t(m_c.default_rtt_us) * 1000ULL * m_c.idle_intervals)
             continue;
         n[f.group]++;
         if (f.group >= 1)
@@ -688,7 +693,7 @@ Pipeline::StatsJson() const
           << ",\"drops\":" << q.drops << ",\"marks\":" << q.marks << ",\"tail_drops\":" << q.tail_drops
           << "}";
     }
-    o << "],\"collisions\":" << m_collisions << ",\"rtt_boundary_us\":" << m_rttBoundary << "}";
+    o << "],\"queued_pkts\":" << m_totalPkts << ",\"active_queues\":" << m_active.size() << ",\"collisions\":" << m_collisions << ",\"rtt_boundary_us\":" << m_rttBoundary << "}";
     return o.str();
 }
 
