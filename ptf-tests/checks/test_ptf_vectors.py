@@ -98,6 +98,13 @@ def test_u16_pv_and_drop_limit_are_not_checked():
     assert any(what == "verdict drop_limit" for _, what, _ in plan.unsupported)
 
 
+def test_a_fractional_scale_still_gives_whole_microseconds():
+    plan = V.translate(copy.deepcopy(BASE), P.load(), scale=2.5)
+    assert plan.ingress_default_rtt_us == 25000 and isinstance(plan.ingress_default_rtt_us, int)
+    assert all(isinstance(t, int) for t, _, _ in plan.actions)
+    assert plan.actions[2][2]["checks"]["rtt_us"] == [250, 500]
+
+
 def test_compile_time_config_changes_are_named():
     vec = copy.deepcopy(BASE)
     vec["config"]["ctv_step_up"] = P.load()["aqm"]["ctv_step_up"] + 1

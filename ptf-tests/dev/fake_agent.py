@@ -4,7 +4,9 @@
 tofino-model exists: it accepts Stratum's command line, serves P4Runtime (arbitration, pipeline
 push, writes) and sends every packet-out onto the model end of the port's veth pair, so the
 packet I/O test PacketOutEveryPort can pass through the real runner, PTF and base class.
-It forwards nothing else: every other test fails against it, as it should."""
+It forwards nothing else and reads every register and counter as 0: every other test fails
+against it, at its first expectation on the switch; a test that *errors* instead (an exception
+in the test code before any expectation) points at a bug in the test."""
 import os
 import socket
 import sys
@@ -20,11 +22,24 @@ from p4.v1 import p4runtime_pb2_grpc  # noqa: E402
 from test_ptf_p4rt_client import FakeSwitch  # noqa: E402
 
 
+class _Default(dict):
+    """Registers and counters nobody wrote read as zero."""
+
+    def __init__(self, zero):
+        super().__init__()
+        self.zero = zero
+
+    def __missing__(self, key):
+        return self.zero
+
+
 class LoopingSwitch(FakeSwitch):
     def __init__(self, model_iface):
         super().__init__()
         self.model_iface = model_iface  # P4Runtime port -> interface the model would own
         self.socks = {}
+        self.registers = _Default(0)
+        self.counters = _Default((0, 0))
 
     def packet_out(self, req):
         md = {m.metadata_id: int.from_bytes(m.value, "big") for m in req.packet.metadata}

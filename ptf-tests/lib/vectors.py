@@ -115,6 +115,11 @@ def translate(vec, params=None, scale=DEFAULT_SCALE, shaped_rate_bps=None):
     """Plan for vector `vec` (already schema-valid)."""
     params = params or P.load()
     name = vec["name"]
+
+    def us(t):
+        """A vector time scaled, in whole microseconds (what the switch's tables take)."""
+        return int(round(t * scale))
+
     plan = Plan(name)
     groups = P.group_names(params)
     cfg = vec.get("config", {})
@@ -128,7 +133,7 @@ def translate(vec, params=None, scale=DEFAULT_SCALE, shaped_rate_bps=None):
 
     # -- config ---------------------------------------------------------------------------
     rtt = cfg.get("default_rtt_us", params["flow"]["default_rtt_us"])
-    plan.ingress_default_rtt_us = rtt * scale
+    plan.ingress_default_rtt_us = us(rtt)
     for key, field in (("m_ld", "m_ld"), ("m_pl", "m_pl"), ("m_m", "m_m"),
                        ("ant_max_pkts_per_interval", "ant_max_pkts")):
         if key in cfg:
@@ -150,7 +155,7 @@ def translate(vec, params=None, scale=DEFAULT_SCALE, shaped_rate_bps=None):
         cell = pol.get("cell_bytes_tofino", 80)
         plan.aqm["limit_cells"] = cfg["initial_limit_pkts"] * -(-pol.get("buffer_pkt_bytes", 1500) // cell)
     if "rtt_boundary_us" in cfg:
-        plan.rtt_boundary_us = cfg["rtt_boundary_us"] * scale
+        plan.rtt_boundary_us = us(cfg["rtt_boundary_us"])
     for key, (sec, pkey) in COMPILE_TIME.items():
         if key in cfg and cfg[key] != params[sec][pkey]:
             plan.skip("config", key, "compiled into the program from params/ccfair.json (%s.%s = %s)"
@@ -168,10 +173,10 @@ def translate(vec, params=None, scale=DEFAULT_SCALE, shaped_rate_bps=None):
 
     for i, s in enumerate(steps):
         op = s.get("op", "packet")
-        t = s.get("t_us", 0) * scale
+        t = us(s.get("t_us", 0))
         if op == "packet":
             spec = _frame_spec(s, plan.flows, name, i)
-            n, every = s.get("repeat", 1), s.get("every_us", 0) * scale
+            n, every = s.get("repeat", 1), us(s.get("every_us", 0))
             train = dict(spec, n=n, every_us=every, drain=s.get("drain", False),
                          verdicts={}, group_after=MISSING, pvs=[None] * n)
             exp, last = s.get("expect", {}), dict(s.get("expect", {}), **s.get("expect_last", {}))
@@ -217,7 +222,7 @@ def translate(vec, params=None, scale=DEFAULT_SCALE, shaped_rate_bps=None):
                 if key == "group":
                     checks["group"] = group_id(val, i)
                 elif key == "rtt_us":
-                    checks["rtt_us"] = [val[0] * scale, val[1] * scale]
+                    checks["rtt_us"] = [us(val[0]), us(val[1])]
                 elif key in ("interval_pkts", "interval_acks"):
                     checks[key] = val
                 elif key == "aggr":

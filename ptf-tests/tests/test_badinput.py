@@ -132,3 +132,6 @@ class ShimWithUnknownInnerTypeOnEdge(CcfairTest):
         self.send(p1, forged)
         for p in self.recv_all(p2, 1.0):
             self.assertFalse(p.haslayer(K.CcfairShim), "forged shim forwarded from an edge port")
+        ok = K.udp(0, 1)
+        self.send(p1, ok)
+        self.expect(ok, p2)

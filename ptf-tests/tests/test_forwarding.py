@@ -33,6 +33,9 @@ class L2MissDropped(CcfairTest):
         self.forward_pair(p1, p2)
         self.send(p1, K.udp(0, 5))  # host 5 has no entry
         self.expect_none()
+        ok = K.udp(0, 1)  # the control: a known host is reached, so the switch does forward
+        self.send(p1, ok)
+        self.expect(ok, p2)
 
 
 @group("l2")
@@ -40,11 +43,14 @@ class L2DropAction(CcfairTest):
     """l2_exact's drop action drops."""
 
     def runTest(self):
-        p1 = self.ports[0]
-        self.edge_port(p1)
+        p1, p2 = self.ports[0], self.ports[1]
+        self.forward_pair(p1, p2)
         self.insert(FWD + ".l2_exact", {"eth_dst": K.HOST_MAC[3]}, FWD + ".drop")
         self.send(p1, K.udp(0, 3))
         self.expect_none()
+        ok = K.udp(0, 1)
+        self.send(p1, ok)
+        self.expect(ok, p2)
 
 
 class _Routed(CcfairTest):
@@ -109,6 +115,9 @@ class Ipv4TtlExpiredDropped(_Routed):
                     {"port": p2, "smac": K.ROUTER_MAC, "dmac": K.HOST_MAC[9]})
         self.send(self.ports[0], self.routed_pkt("10.0.9.9", ttl=1))
         self.expect_none()
+        ok = self.routed_pkt("10.0.9.9", ttl=2)  # TTL 2 leaves with TTL 1
+        self.send(self.ports[0], ok)
+        self.expect(self.expected(ok, K.ROUTER_MAC, K.HOST_MAC[9]), p2)
 
 
 @group("ipv4")
@@ -131,7 +140,13 @@ class Ipv4RouteDropAction(_Routed):
     """routing_v4's drop action drops."""
 
     def runTest(self):
-        self.route_setup(self.ports[1])
+        p2 = self.ports[1]
+        self.route_setup(p2)
         self.insert(FWD + ".routing_v4", {"ipv4_dst": ("10.0.66.0", 24)}, FWD + ".drop")
+        self.insert(FWD + ".routing_v4", {"ipv4_dst": ("10.0.0.0", 8)}, FWD + ".route",
+                    {"port": p2, "smac": K.ROUTER_MAC, "dmac": K.HOST_MAC[9]})
         self.send(self.ports[0], self.routed_pkt("10.0.66.1"))
         self.expect_none()
+        ok = self.routed_pkt("10.0.67.1")
+        self.send(self.ports[0], ok)
+        self.expect(self.expected(ok, K.ROUTER_MAC, K.HOST_MAC[9]), p2)
