@@ -5,6 +5,7 @@ eval/run, the sweeps and the tests all go through validate() and run(); the C++
 simulator (eval/sim/dumbbell.cc) only measures, everything derived (goodput, JFI,
 utilisation, group timelines) is computed here once.
 """
+import functools
 import json
 import os
 import subprocess
@@ -145,13 +146,18 @@ def jfi(xs):
     return (sum(xs) ** 2) / (len(xs) * s2) if s2 > 0 else 0.0
 
 
+@functools.lru_cache(maxsize=1)
+def _params():
+    return ccparams.load()
+
+
 def group_names():
-    return ccparams.group_names(ccparams.load())
+    return ccparams.group_names(_params())
 
 
 def expected_groups(cc):
     """Group names that count as a correct classification of `cc`."""
-    p = ccparams.load()
+    p = _params()
     fam = CCS[cc][1]
     if fam.startswith("hybrid:"):
         kind = p["groups"]["hybrid_kinds"].index(fam.split(":")[1])

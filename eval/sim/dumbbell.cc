@@ -313,6 +313,11 @@ main(int argc, char* argv[])
     // with SACK (seen with fq_codel's 64-packet batch drops: one Cubic flow of two delivers
     // 0 for the rest of the run); classic (RFC 6582-style) recovery does not.
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", TypeIdValue(TcpClassicRecovery::GetTypeId()));
+    // With TCP timestamps on, ns-3.37 left loss-based flows stalled at ~0 Mbit/s for the rest of
+    // the run after a slow-start burst loss (e.g. Reno 15.5 vs Cubic 0.04 Mbit/s under fq_codel;
+    // Cubic 19.0 vs Hybla 0.0 on the FIFO); without them the same runs share the link. The ccfair
+    // model measures RTT from the handshake, not from timestamps, so nothing else depends on them.
+    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
 
     const size_t n = flows.size();
     NodeContainer routers;
