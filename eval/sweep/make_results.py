@@ -486,8 +486,9 @@ DISCUSSION = """Why the ns-3 FIFO matrix differs from the seed (read with the ta
   again, so the flow delivers almost nothing for the rest of the run (two BBR flows alone on the FIFO: 0.03 vs
   18.7 Mbit/s). Linux BBR does not do this. Cells with BBR, and any AQM result involving BBR, carry this artefact;
   the starvation table below counts it.
-- **ns-3.37's default PRR loss recovery** left one of two Cubic flows under fq_codel at 0 Mbit/s for good after a
-  64-packet batch drop; the harness therefore uses classic recovery for every CC (docs/eval.md).
+- **ns-3.37 loss-recovery stalls.** With the default PRR recovery, or with TCP timestamps on, loss-based flows sat at
+  ~0 Mbit/s for the rest of a run after a burst loss (e.g. Reno 15.5 vs Cubic 0.04 Mbit/s under fq_codel); the harness
+  therefore runs every CC with classic recovery and without timestamps (docs/eval.md), which the seed's Linux hosts did not.
 - **DCTCP** negotiates ECN; under FIFO it never sees a mark and reacts to losses like Reno, as in the seed's FIFO runs.
 """
 
