@@ -174,7 +174,11 @@ def sim_args(s, timeline_ms=0, sim=SIM):
 
 
 class SimError(RuntimeError):
-    pass
+    """The simulator failed; returncode 2 means it rejected its input (e.g. ccfair not built)."""
+
+    def __init__(self, message, returncode=1):
+        super().__init__(message)
+        self.returncode = returncode
 
 
 def run(s, timeline_ms=0, sim=SIM):
@@ -183,7 +187,8 @@ def run(s, timeline_ms=0, sim=SIM):
         raise SimError("simulator %s is not built (run `make -C eval sim`)" % sim)
     proc = subprocess.run(sim_args(s, timeline_ms, sim), capture_output=True, text=True)
     if proc.returncode != 0:
-        raise SimError((proc.stderr.strip() or "simulator exited with %d" % proc.returncode))
+        raise SimError(proc.stderr.strip() or "simulator exited with %d" % proc.returncode,
+                       2 if proc.returncode == 2 else 1)
     raw = json.loads(proc.stdout.strip().splitlines()[-1])
     return summarise(s, raw, timeline_ms)
 
