@@ -44,6 +44,26 @@ public final class CcfairParams {
     }
 
     /**
+     * Parameters from an already parsed tree (tests and benchmarks that vary
+     * one value, e.g. K; the app itself always uses {@link #load()}).
+     *
+     * @param root parsed params/ccfair.json
+     * @return the parameters
+     */
+    public static CcfairParams fromTree(JsonNode root) {
+        return new CcfairParams(root.deepCopy());
+    }
+
+    /**
+     * The parameter tree (a copy).
+     *
+     * @return JSON tree
+     */
+    public JsonNode tree() {
+        return root.deepCopy();
+    }
+
+    /**
      * Integer parameter section.key; "0x.." strings are parsed as hex.
      *
      * @param section top-level section, e.g. "classifier"

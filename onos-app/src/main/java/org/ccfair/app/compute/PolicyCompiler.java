@@ -54,7 +54,36 @@ public final class PolicyCompiler {
     private final int slotsPerGroup;
     private final int bdpShift;
     private final String[] familyOfGroup;
+    private final int ant;
+    private final int mouse;
     private final Map<String, TvfProfile> profileCache = new HashMap<>();
+    // Per-intent values that do not depend on the port, computed once per intent object.
+    private final Map<FairnessIntent, Plan> plans = new java.util.IdentityHashMap<>();
+    // Scratch space of allocateQueues (the compiler is single-threaded).
+    private final double[] demand;
+    private final double[] frac;
+
+    /** What an intent contributes to every port it governs. */
+    private static final class Plan {
+        final double[] weight;
+        final int antQueues;
+        final int miceQueues;
+        final TvfProfile profile;
+        final int[] classifier;
+        final boolean adaptive;
+        final int buffer;
+
+        Plan(double[] weight, int antQueues, int miceQueues, TvfProfile profile, int[] classifier,
+             boolean adaptive, int buffer) {
+            this.weight = weight;
+            this.antQueues = antQueues;
+            this.miceQueues = miceQueues;
+            this.profile = profile;
+            this.classifier = classifier;
+            this.adaptive = adaptive;
+            this.buffer = buffer;
+        }
+    }
 
     /**
      * Creates a compiler.
@@ -71,6 +100,10 @@ public final class PolicyCompiler {
         this.initialBuffer = (int) params.integer("cocoa", "initial_limit_pkts");
         this.slotsPerGroup = (int) params.integer("queues", "slots_per_group");
         this.bdpShift = (int) params.integer("classifier", "bdp_shift");
+        this.ant = (int) params.integer("groups", "ant");
+        this.mouse = (int) params.integer("groups", "mouse");
+        this.demand = new double[numGroups];
+        this.frac = new double[numGroups];
         this.familyOfGroup = new String[numGroups];
         for (int g = 0; g < numGroups; g++) {
             familyOfGroup[g] = params.familyOf(g);
@@ -107,6 +140,7 @@ public final class PolicyCompiler {
     public SortedMap<String, DevicePolicy> compile(FabricView fabric, Collection<FairnessIntent> intents,
                                                    StatsSnapshot stats, Map<String, DevicePolicy> previous) {
         List<FairnessIntent> sorted = sort(intents);
+        plans.clear();
         SortedMap<String, DevicePolicy> out = new TreeMap<>();
         List<FairnessIntent> touching = new ArrayList<>();
         for (String d : fabric.deviceIds()) {
@@ -150,12 +184,12 @@ public final class PolicyCompiler {
         List<PortPolicy> out = new ArrayList<>(ports.size());
         for (FabricView.Port p : ports) {
             FairnessIntent in = governing(intents, deviceId, p.number());
-            int profileId = profileId(profile(in), ids, previous, deviceId);
-            boolean adaptive = in.bufferPolicy() == FairnessIntent.BufferPolicy.ADAPTIVE;
+            Plan plan = plan(in);
+            int profileId = profileId(plan.profile, ids, previous, deviceId);
             int[] flows = stats.flows(deviceId, p.number());
-            out.add(new PortPolicy(p.number(), p.role(), in.id(), allocateQueues(in, flows), profileId,
-                                   fairRateBin(p.speedMbps(), flows), new int[]{in.mLd(), in.mPl(), in.mM()},
-                                   in.targetDelayUs(), adaptive, adaptive ? initialBuffer : in.bufferLimitPkts()));
+            out.add(new PortPolicy(p.number(), p.role(), in.id(), allocate(plan, flows), profileId,
+                                   fairRateBin(p.speedMbps(), flows), plan.classifier, in.targetDelayUs(),
+                                   plan.adaptive, plan.buffer));
         }
         return new DevicePolicy(deviceId, out, ids, numQueues);
     }
@@ -201,16 +235,36 @@ public final class PolicyCompiler {
      * @return queues per group, summing to Q when Q is at least the number of groups
      */
     public int[] allocateQueues(FairnessIntent in, int[] flows) {
+        return allocate(plan(in), flows);
+    }
+
+    private Plan plan(FairnessIntent in) {
+        Plan p = plans.get(in);
+        if (p == null) {
+            double[] w = new double[numGroups];
+            boolean weighted = in.objective() == FairnessIntent.Objective.WEIGHTED_GROUPS;
+            for (int g = 0; g < numGroups; g++) {
+                w[g] = familyOfGroup[g] == null ? 0.0 : weighted ? in.weight(familyOfGroup[g]) : 1.0;
+            }
+            boolean adaptive = in.bufferPolicy() == FairnessIntent.BufferPolicy.ADAPTIVE;
+            p = new Plan(w, Math.max(1, (int) Math.ceil(in.minAntShare() * numQueues - 1e-9)),
+                         Math.max(1, (int) Math.ceil(in.minMiceShare() * numQueues - 1e-9)), profile(in),
+                         new int[]{in.mLd(), in.mPl(), in.mM()}, adaptive,
+                         adaptive ? initialBuffer : in.bufferLimitPkts());
+            plans.put(in, p);
+        }
+        return p;
+    }
+
+    private int[] allocate(Plan plan, int[] flows) {
         int[] q = new int[numGroups];
         if (numQueues < numGroups) {
             // Fewer queues than groups: one slot each, queue ids wrap (PortPolicy.queueOf).
             java.util.Arrays.fill(q, 1);
             return q;
         }
-        int ant = (int) params.integer("groups", "ant");
-        int mouse = (int) params.integer("groups", "mouse");
-        q[ant] = Math.max(1, (int) Math.ceil(in.minAntShare() * numQueues - 1e-9));
-        q[mouse] = Math.max(1, (int) Math.ceil(in.minMiceShare() * numQueues - 1e-9));
+        q[ant] = plan.antQueues;
+        q[mouse] = plan.miceQueues;
         for (int g = 0; g < numGroups; g++) {
             if (g != ant && g != mouse) {
                 q[g] = 1;
@@ -229,15 +283,11 @@ public final class PolicyCompiler {
         if (rest <= 0) {
             return q;
         }
-        double[] demand = new double[numGroups];
         double total = 0;
-        boolean weighted = in.objective() == FairnessIntent.Objective.WEIGHTED_GROUPS;
         for (int g = 0; g < numGroups; g++) {
-            if (familyOfGroup[g] != null) {
-                int n = flows == null || g >= flows.length ? 0 : Math.max(0, flows[g]);
-                demand[g] = n * (weighted ? in.weight(familyOfGroup[g]) : 1.0);
-                total += demand[g];
-            }
+            int n = flows == null || g >= flows.length ? 0 : Math.max(0, flows[g]);
+            demand[g] = n * plan.weight[g];
+            total += demand[g];
         }
         if (total == 0) {
             // No long-lived flows seen: spread evenly so the first flows of any group find room.
@@ -247,7 +297,6 @@ public final class PolicyCompiler {
             }
         }
         // Largest remainder; ties go to the lower group id, so the result is deterministic.
-        double[] frac = new double[numGroups];
         int dealt = 0;
         for (int g = 0; g < numGroups; g++) {
             double share = rest * demand[g] / total;

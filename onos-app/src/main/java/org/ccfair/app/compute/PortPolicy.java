@@ -4,7 +4,6 @@
 package org.ccfair.app.compute;
 
 import java.util.Arrays;
-import java.util.Objects;
 
 /**
  * Compiled policy of one port: role, governing intent, queues per group
@@ -57,8 +56,17 @@ public final class PortPolicy {
         this.targetDelayUs = targetDelayUs;
         this.adaptiveBuffer = adaptiveBuffer;
         this.bufferLimitPkts = bufferLimitPkts;
-        this.hash = Objects.hash(port, role, intentId, Arrays.hashCode(queues), tvfProfileId, fairRateBin,
-                                 mLd, mPl, mM, targetDelayUs, adaptiveBuffer, bufferLimitPkts);
+        // Hand-rolled (no boxing): computed for every port of every recomputation.
+        int h = Long.hashCode(port);
+        h = 31 * h + role.ordinal();
+        h = 31 * h + intentId.hashCode();
+        h = 31 * h + Arrays.hashCode(queues);
+        h = 31 * h + tvfProfileId;
+        h = 31 * h + fairRateBin;
+        h = 31 * h + ((mLd * 31 + mPl) * 31 + mM);
+        h = 31 * h + Long.hashCode(targetDelayUs);
+        h = 31 * h + (adaptiveBuffer ? 1 : 0);
+        this.hash = 31 * h + bufferLimitPkts;
     }
 
     /**
