@@ -51,7 +51,7 @@ counters {
   size: 256
 }
 digests {
-  preamble { id: 5001 name: "reclass_digest_t" alias: "reclass_digest_t" }
+  preamble { id: 5001 name: "IngressDeparserImpl.reclass_digest" alias: "reclass_digest" }
   type_spec { struct { name: "reclass_digest_t" } }
 }
 controller_packet_metadata {
@@ -88,7 +88,8 @@ def test_lookup_by_full_name_alias_and_suffix(info):
     assert info.id("table", "acl.acl") == 1003
     assert info.register_width("ctv") == 16
     assert info.counter_unit("group_pkts") == "BOTH"
-    assert info.digest_fields("reclass_digest_t") == [("flow_id", 16), ("new_group", 8)]
+    assert info.digest_fields("reclass_digest_t") == [("flow_id", 16), ("new_group", 8)]  # by struct type
+    assert info.id("digest", "reclass_digest") == 5001  # by instance
     assert info.controller_header("packet_in")[0] == ("ingress_port", 1, 32)
 
 

@@ -52,7 +52,13 @@ def contract_p4info():
     for name, w in C.REGISTERS.items():
         r = m.registers.add()
         r.preamble.id, r.preamble.name = next(ids), name
-        r.type_spec.bitstring.bit.bitwidth = w
+        if name in C.REGISTER_FIELDS:
+            sname = name.rsplit(".", 1)[1] + "_t"
+            r.type_spec.struct.name = sname
+            for f, fw in C.REGISTER_FIELDS[name]:
+                m.type_info.structs[sname].members.add(name=f).type_spec.bitstring.bit.bitwidth = fw
+        else:
+            r.type_spec.bitstring.bit.bitwidth = w
     for name, unit in C.COUNTERS.items():
         c = m.counters.add()
         c.preamble.id, c.preamble.name = next(ids), name
@@ -98,6 +104,8 @@ def _first(msg_list, name):
      "set_pv: pv is 8 bits, contract says 16"),
     (lambda m: _first(m.registers, C.EG + ".aqm.q_ctv").type_spec.bitstring.bit.__setattr__("bitwidth", 32),
      "register EgressPipe.aqm.q_ctv is 32 bits, contract says 16"),
+    (lambda m: m.type_info.structs["flow_bwest_t"].members[0].__setattr__("name", "up"),
+     "register EgressPipe.classifier.flow_bwest cells are"),
     (lambda m: setattr(_first(m.counters, C.EG + ".telemetry.pg_pkts").spec, "unit", p4info_pb2.CounterSpec.PACKETS),
      "counts PACKETS, contract says BOTH"),
     (lambda m: m.type_info.structs["reclass_digest_t"].members[3].__setattr__("name", "group"),

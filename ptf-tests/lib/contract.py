@@ -94,9 +94,15 @@ REGISTERS = {
     IG + ".flow_tracker.flow_bytes": 32,
     IG + ".flow_tracker.flow_acks": 16,
     IG + ".flow_tracker.flow_group": 16,
-    EG + ".classifier.flow_bwest": 16,
+    EG + ".classifier.flow_bwest": 32,
     EG + ".classifier.flow_aggr": 8,
     EG + ".classifier.flow_family": 8,
+}
+
+# registers whose cells are structs: members in order, (name, width); reads return them as a list
+REGISTER_FIELDS = {
+    IG + ".flow_tracker.flow_sig": [("sig", 16), ("seen", 16)],
+    EG + ".classifier.flow_bwest": [("lo", 16), ("hi", 16)],  # lo: last interval was "up"; hi: patterns
 }
 
 # indirect counter -> unit (P4Info CounterSpec.Unit name)

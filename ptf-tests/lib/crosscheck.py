@@ -82,6 +82,11 @@ def check_contract(info):
     for rname, width in C.REGISTERS.items():
         if get("register", rname) is not None and info.register_width(rname) != width:
             problems.append("register %s is %s bits, contract says %d" % (rname, info.register_width(rname), width))
+    for rname, fields in C.REGISTER_FIELDS.items():
+        if info.has("register", rname):
+            got = info.register_fields(rname)
+            if got != fields:
+                problems.append("register %s cells are %s, contract says %s" % (rname, got, fields))
     for cname, unit in C.COUNTERS.items():
         if get("counter", cname) is not None and info.counter_unit(cname) != unit:
             problems.append("counter %s counts %s, contract says %s" % (cname, info.counter_unit(cname), unit))

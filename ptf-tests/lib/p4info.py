@@ -96,6 +96,9 @@ class P4Info:
         hits = [o for o in objs.values() if o.preamble.alias == name]
         if not hits:
             hits = [o for full, o in objs.items() if full.endswith("." + name)]
+        if not hits and kind == "digest":
+            # bf-p4c names a digest after its Digest<> instance; docs name it after its struct type
+            hits = [o for o in objs.values() if o.type_spec.struct.name == name]
         if len(hits) == 1:
             return hits[0]
         if not hits:
@@ -155,6 +158,10 @@ class P4Info:
     def register_width(self, name):
         r = self.get("register", name)
         return _bitwidth_of_type_spec(r.type_spec, self.msg.type_info)
+
+    def register_fields(self, name):
+        """[(member, width)] of a register whose cells are a struct; [] for a plain bitstring."""
+        return _struct_fields(self.get("register", name).type_spec, self.msg.type_info)
 
     def register_size(self, name):
         return self.get("register", name).size

@@ -106,7 +106,17 @@ class CcfairTest(BaseTest):
         self.sw.write_register(self.name("register", reg), index, value)
 
     def read_register(self, reg, index):
-        return self.sw.read_register(self.name("register", reg), index)
+        """A cell's value: an int, or for a struct register (contract.REGISTER_FIELDS) the
+        list of its members in order."""
+        v = self.sw.read_register(self.name("register", reg), index)
+        fields = contract.REGISTER_FIELDS.get(reg)
+        if fields and isinstance(v, int):  # an agent that flattens the struct: first member highest
+            out, shift = [], sum(w for _, w in fields)
+            for _, w in fields:
+                shift -= w
+                out.append((v >> shift) & ((1 << w) - 1))
+            return out
+        return v
 
     def read_counter(self, ctr, index):
         return self.sw.read_counter(self.name("counter", ctr), index)

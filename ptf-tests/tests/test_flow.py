@@ -45,14 +45,14 @@ class SymmetricFlowId(CcfairTest):
         self.expect(f.syn(), p2)
         fid = self.new_flow_id()
         before = self.read_register(IG + ".flow_tracker.flow_pkts", fid)
-        sig = self.read_register(IG + ".flow_tracker.flow_sig", fid) >> 16
+        sig = self.read_register(IG + ".flow_tracker.flow_sig", fid)[0]
         collisions = self.untracked(C.UNTRACKED_COLLISION)
         self.send(p2, f.syn_ack())
         self.expect(f.syn_ack(), p1)
         self.assertFalse([d for d in self.reclass(1.0) if d["old_group"] == 0xFF],
                          "the SYN-ACK created a second flow")
         self.assertEqual(self.read_register(IG + ".flow_tracker.flow_pkts", fid), before + 1)
-        self.assertEqual(self.read_register(IG + ".flow_tracker.flow_sig", fid) >> 16, sig)
+        self.assertEqual(self.read_register(IG + ".flow_tracker.flow_sig", fid)[0], sig)
         self.assertEqual(self.untracked(C.UNTRACKED_COLLISION), collisions)
 
 

@@ -158,7 +158,7 @@ class _VectorTest(CcfairTest):
         if "aggr" in c:
             self.assertEqual(self.read_register(EG + ".classifier.flow_aggr", fid), c["aggr"])
         if "bwest" in c:
-            self.assertEqual(self.read_register(EG + ".classifier.flow_bwest", fid) & 0xFF, c["bwest"])
+            self.assertEqual(self.read_register(EG + ".classifier.flow_bwest", fid)[1], c["bwest"])  # hi: patterns
         if "queue_ctv" in c:
             q, (lo, hi) = c["queue_ctv"]
             ctv = self.read_register(EG + ".aqm.q_ctv", C.queue_index(self.profile, self.dev_port(self.out), q))
