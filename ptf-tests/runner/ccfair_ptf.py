@@ -237,15 +237,13 @@ def commands(plan):
 
 
 def ptf_command(plan):
-    params = P.load()
-    cpu = params["cpu"]["port_%s" % plan["profile"]]
     dev_of_iface = {"veth%d" % v["veth2"]: v["device_port"] for v in plan["veths"]}
     dev_ports = ",".join("%d:%d" % (p["p4_port"], dev_of_iface[p["iface_name"]]) for p in plan["ports"])
     test_params = ";".join([
         "p4info='%s'" % os.path.join(plan["build_dir"], "p4info.txt"),
         "device_config='%s'" % os.path.join(plan["log_dir"], "device_config.bin"),
         "grpcaddr='%s'" % plan["grpc_addr"], "device_id=%d" % plan["device_id"],
-        "profile='%s'" % plan["profile"], "cpu_port=%d" % cpu,
+        "profile='%s'" % plan["profile"],
         "vectors='%s'" % os.path.join(REPO, "testdata", "vectors"),
         "dev_ports='%s'" % dev_ports, "shaped_port=%d" % plan["shaped_port"],
     ])

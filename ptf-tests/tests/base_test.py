@@ -10,7 +10,7 @@
 - records what a test writes and deletes it in tearDown, so tests are independent.
 
 Test parameters (``--test-params``, set by ptf-tests/run): p4info, device_config,
-grpcaddr, device_id, profile, cpu_port, shaped_port, vectors.
+grpcaddr, device_id, profile, dev_ports, shaped_port, vectors, vector_time_scale.
 """
 import hashlib
 import os
@@ -64,11 +64,12 @@ class CcfairTest(BaseTest):
             if _PIPELINE_COOKIE != cookie and self.sw.get_pipeline_cookie() != cookie:
                 self.sw.set_pipeline(cfg, cookie)
             _PIPELINE_COOKIE = cookie
-        self.cpu_port = int(param("cpu_port", self.params["cpu"]["port_%s" % self.profile]))
         self.ports = sorted(int(p) for (_dev, p) in ptf.config["port_map"].keys())
         if len(self.ports) < 4:
             self.fail("the ccfair tests need at least 4 ports, the port map has %d" % len(self.ports))
         self.shaped_port = int(param("shaped_port", self.ports[-1]))
+        self._dev_ports = dict(tuple(int(x) for x in kv.split(":"))
+                               for kv in str(param("dev_ports", "")).split(",") if kv)
         self._written = []  # entries to delete in tearDown; tests never change default actions
         self.sw.drain_packet_in()
 
@@ -139,9 +140,6 @@ class CcfairTest(BaseTest):
     def expect_none(self, timeout=None):
         tu.verify_no_other_packets(self, timeout=timeout)
 
-    def expect_dropped(self, pkt, port):
-        tu.verify_no_packet(self, pkt, port)
-
     def recv(self, port, timeout=1.0):
         """The next frame out of `port` as Scapy Ether, or None after `timeout`."""
         res = tu.dp_poll(self, port_number=port, timeout=timeout)
@@ -178,10 +176,9 @@ class CcfairTest(BaseTest):
 
     def dev_port(self, port):
         """SDK device port of P4Runtime port `port` (per-port register/counter indices use it)."""
-        mapping = dict(tuple(int(x) for x in kv.split(":")) for kv in str(param("dev_ports", "")).split(",") if kv)
-        if port not in mapping:
+        if port not in self._dev_ports:
             self.fail("test parameter dev_ports has no entry for port %d (run through ptf-tests/run)" % port)
-        return mapping[port]
+        return self._dev_ports[port]
 
     # -- ccfair configuration helpers (names from lib/contract.py) ------------------------------
     def edge_port(self, port, default_rtt_us=None):
@@ -216,11 +213,6 @@ class CcfairTest(BaseTest):
             ({"tvf_profile": profile, "group": group, "rate_bin": b}, EG + ".marker.set_pv", {"pv": pv_of_bin(b)})
             for b in range(self.params["tvf"]["rate_steps"])])
 
-    def queue_for(self, port, group, qid):
-        self.insert_many(IG + ".queueing.queue_map", [
-            ({"eg_port": port, "group": group, "slot": s}, IG + ".queueing.set_queue", {"qid": qid})
-            for s in range(self.params["queues"]["slots_per_group"])])
-
     def aqm(self, port, qid, target_delay_us, limit_cells=1 << 19, ecn=None):
         ecn = int(self.params["aqm"]["ecn"]) if ecn is None else ecn
         self.insert(EG + ".aqm.aqm_cfg", {"eg_port": port, "qid": qid}, EG + ".aqm.set_aqm",
@@ -236,9 +228,6 @@ class CcfairTest(BaseTest):
 
     def untracked(self, which):
         return self.read_counter(IG + ".flow_tracker.untracked", which)[0]
-
-    def queue_reg(self, reg, port, qid):
-        return self.read_register(reg, contract.queue_index(self.profile, self.dev_port(port), qid))
 
     def reclass(self, timeout=2.0):
         """The next reclassification digest entries [{flow_id, eg_port, old_group, new_group}] or []."""
