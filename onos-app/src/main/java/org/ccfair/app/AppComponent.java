@@ -56,6 +56,7 @@ import java.util.Set;
 import java.util.SortedMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -108,6 +109,8 @@ public class AppComponent implements CcfairService {
     private PolicyEngine engine;
     private final StatsCache statsCache = new StatsCache();
     private ScheduledExecutorService executor;
+    private ScheduledFuture<?> periodic;
+    private long periodMs;
     private final AtomicBoolean pending = new AtomicBoolean();
 
     private final ConfigFactory<ApplicationId, CcfairConfig> configFactory =
@@ -146,16 +149,15 @@ public class AppComponent implements CcfairService {
         if (watchdogService != null) {
             watchdogService.addListener(watchdogListener);
         }
+        executor = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "ccfair-recompute"));
+        schedule(params.integer("controller", "recompute_period_ms"));
         if (netcfgRegistry != null) {
             netcfgRegistry.registerConfigFactory(configFactory);
             netcfgRegistry.addListener(netcfgListener);
             applyConfig(netcfgRegistry.getConfig(appId, CcfairConfig.class));
         }
-        long period = params.integer("controller", "recompute_period_ms");
-        executor = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "ccfair-recompute"));
-        executor.scheduleWithFixedDelay(this::recomputeSafely, period, period, TimeUnit.MILLISECONDS);
         log.info("Started {} with {} groups (K={}), recompute every {} ms", appId.name(), params.numGroups(),
-                 params.k(), period);
+                 params.k(), periodMs);
     }
 
     @Deactivate
@@ -274,6 +276,31 @@ public class AppComponent implements CcfairService {
         }
     }
 
+    /**
+     * (Re)starts the periodic recomputation.
+     *
+     * @param ms period
+     */
+    synchronized void schedule(long ms) {
+        if (periodic != null && ms == periodMs) {
+            return;
+        }
+        if (periodic != null) {
+            periodic.cancel(false);
+        }
+        periodMs = ms;
+        periodic = executor.scheduleWithFixedDelay(this::recomputeSafely, ms, ms, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Current recomputation period.
+     *
+     * @return ms
+     */
+    public long recomputePeriodMs() {
+        return periodMs;
+    }
+
     private void recomputeSafely() {
         try {
             recomputeNow();
@@ -338,13 +365,23 @@ public class AppComponent implements CcfairService {
         return b.build();
     }
 
-    private void applyConfig(CcfairConfig cfg) {
-        if (cfg == null || store == null) {
+    /**
+     * Applies a netcfg: period, then intents (all validated first; nothing applied if any is invalid).
+     *
+     * @param cfg config, or null
+     */
+    void applyConfig(CcfairConfig cfg) {
+        if (cfg == null) {
             return;
         }
         try {
-            for (FairnessIntent in : cfg.intents()) {
-                store.put(in);
+            List<FairnessIntent> intents = cfg.intents();
+            long period = cfg.recomputePeriodMs();
+            schedule(period > 0 ? period : params.integer("controller", "recompute_period_ms"));
+            if (store != null) {
+                for (FairnessIntent in : intents) {
+                    store.put(in);
+                }
             }
         } catch (InvalidIntentException e) {
             log.error("ccfair netcfg rejected, nothing applied: {}", e.getMessage());
@@ -397,6 +434,8 @@ public class AppComponent implements CcfairService {
             if (e.type() == NetworkConfigEvent.Type.CONFIG_ADDED
                     || e.type() == NetworkConfigEvent.Type.CONFIG_UPDATED) {
                 e.config().ifPresent(c -> applyConfig((CcfairConfig) c));
+            } else if (e.type() == NetworkConfigEvent.Type.CONFIG_REMOVED) {
+                schedule(params.integer("controller", "recompute_period_ms"));
             }
         }
     }

@@ -18,7 +18,7 @@ import java.util.Set;
 
 /**
  * Declarative intents: netcfg subject "apps", key "ccfair":
- * <pre>{"apps": {"org.ccfair.app": {"ccfair": {"intents": [ {...}, ... ]}}}}</pre>
+ * <pre>{"apps": {"org.ccfair.app": {"ccfair": {"intents": [ {...}, ... ], "recompute_period_ms": 1000}}}}</pre>
  * Each element has the JSON form of the REST API. An invalid element makes
  * the whole config invalid (ONOS then rejects it) and nothing is applied.
  */
@@ -27,6 +27,9 @@ public class CcfairConfig extends Config<ApplicationId> {
     /** netcfg key. */
     public static final String KEY = "ccfair";
     private static final String INTENTS = "intents";
+    private static final String PERIOD = "recompute_period_ms";
+    /** Smallest recomputation period accepted, ms. */
+    public static final long MIN_PERIOD_MS = 100;
 
     private IntentJson json;
 
@@ -49,7 +52,7 @@ public class CcfairConfig extends Config<ApplicationId> {
      */
     @Override
     public boolean isValid() {
-        hasOnlyFields(INTENTS);
+        hasOnlyFields(INTENTS, PERIOD);
         List<String> p = problems();
         if (!p.isEmpty()) {
             throw new InvalidFieldException(INTENTS, String.join("; ", p));
@@ -64,7 +67,11 @@ public class CcfairConfig extends Config<ApplicationId> {
      */
     public List<String> problems() {
         List<String> out = new ArrayList<>();
-        JsonNode a = object.path(INTENTS);
+        JsonNode period = object.get(PERIOD);
+        if (period != null && (!period.isIntegralNumber() || period.asLong() < MIN_PERIOD_MS)) {
+            out.add(PERIOD + ": " + period + " is not an integer >= " + MIN_PERIOD_MS);
+        }
+        JsonNode a = object.has(INTENTS) ? object.path(INTENTS) : object.arrayNode();
         if (!a.isArray()) {
             out.add("intents: expected an array of intents");
             return out;
@@ -99,6 +106,16 @@ public class CcfairConfig extends Config<ApplicationId> {
         List<FairnessIntent> out = new ArrayList<>();
         object.path(INTENTS).forEach(n -> out.add(codec().decode(n)));
         return out;
+    }
+
+    /**
+     * Recomputation period, if the config sets one.
+     *
+     * @return period in ms, or -1 for the params/ccfair.json default
+     */
+    public long recomputePeriodMs() {
+        JsonNode n = object.get(PERIOD);
+        return n != null && n.isIntegralNumber() && n.asLong() >= MIN_PERIOD_MS ? n.asLong() : -1;
     }
 
     private IntentJson codec() {

@@ -70,6 +70,16 @@ public class AppComponentTest {
                      bad.problems());
         invalid(bad, "intents[1]: id 'a' listed twice; intents[2].priority: -1 outside [0, 65535]");
         invalid(config("{\"intents\":{}}"), "intents: expected an array of intents");
+        invalid(config("{\"recompute_period_ms\":5}"), "recompute_period_ms: 5 is not an integer >= 100");
+        AppComponent app = activate();
+        assertEquals(CcfairParams.load().integer("controller", "recompute_period_ms"), app.recomputePeriodMs());
+        app.applyConfig(config("{\"recompute_period_ms\":250,\"intents\":[{\"id\":\"n1\"}]}"));
+        assertEquals(250, app.recomputePeriodMs());
+        assertEquals("n1", app.intents().get(0).id());
+        app.applyConfig(config("{\"recompute_period_ms\":300,\"intents\":[{\"id\":\"n2\"},{\"id\":\"-\"}]}"));
+        assertEquals("an invalid config changes nothing", 250, app.recomputePeriodMs());
+        assertEquals(1, app.intents().size());
+        app.deactivate();
         invalid(config("{\"intents\":[],\"x\":1}"), "\"x\"");
     }
 
