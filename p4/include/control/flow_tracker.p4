@@ -128,7 +128,7 @@ control FlowTracker(inout ingress_headers_t hdr,
     RegisterAction<bit<16>, bit<FLOW_IDX_BITS>, bit<16>>(flow_group) group_write = {
         void apply(inout bit<16> v, out bit<16> rv) {
             rv = v;
-            v = md.fg_new | 0x8000;
+            v = md.fg_new;
         }
     };
 
@@ -182,7 +182,7 @@ control FlowTracker(inout ingress_headers_t hdr,
         if (md.is_update == 1) {
             // Group decided by the egress classifier (update.p4 checked the port).
             md.flow_idx = hdr.update.flow_idx;
-            md.fg_new = 2w0 ++ hdr.update.eg_port[8:0] ++ hdr.update.group[4:0];
+            md.fg_new = 2w2 ++ hdr.update.eg_port[8:0] ++ hdr.update.group[4:0];
             md.fg_written = 1;
             md.fg_old = group_write.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
             return;
@@ -211,7 +211,7 @@ control FlowTracker(inout ingress_headers_t hdr,
             if (md.trk == TRK_NEW || md.syn_only == 1) {
                 // New slot or a new connection on it: start over as a mouse.
                 md.flow_new = 1;
-                md.fg_new = 2w0 ++ (bit<9>)md.eg_port ++ (bit<5>)GROUP_MOUSE;
+                md.fg_new = 2w2 ++ (bit<9>)md.eg_port ++ (bit<5>)GROUP_MOUSE;
                 md.fg_written = 1;
                 md.fg_old = group_write.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
                 md.group = GROUP_MOUSE;

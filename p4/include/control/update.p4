@@ -22,7 +22,7 @@ control GroupUpdate(inout ingress_metadata_t md,
     };
 
     apply {
-        if (md.fg_written == 1 && (md.fg_new | 0x8000) != md.fg_old) {
+        if (md.fg_written == 1 && md.fg_new != md.fg_old) {
             pg_flow_enter.count(md.fg_new[13:0]);
             if (md.fg_old[15:15] == 1) {
                 pg_flow_leave.count(md.fg_old[13:0]);
