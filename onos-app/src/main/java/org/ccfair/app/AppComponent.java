@@ -11,9 +11,11 @@ import org.ccfair.app.policy.FairnessIntent;
 import org.ccfair.app.policy.IntentJson;
 import org.ccfair.app.policy.IntentStore;
 import org.ccfair.app.policy.InvalidIntentException;
+import org.ccfair.app.rest.FairnessIntentCodec;
 import org.ccfair.app.stats.GroupStats;
 import org.ccfair.app.stats.StatsCache;
 import org.ccfair.app.stats.StatsSource;
+import org.onosproject.codec.CodecService;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.core.CoreService;
 import org.onosproject.mastership.MastershipEvent;
@@ -95,6 +97,9 @@ public class AppComponent implements CcfairService {
     @Reference(cardinality = ReferenceCardinality.OPTIONAL)
     protected PiPipeconfWatchdogService watchdogService;
 
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL)
+    protected CodecService codecService;
+
     /** Writes policy to devices; set by the P4Runtime binding (pipeconf package) or tests. */
     protected volatile DeviceWriter writer = (d, ws) -> {
         throw new IllegalStateException("no P4Runtime writer bound");
@@ -133,6 +138,9 @@ public class AppComponent implements CcfairService {
         params = CcfairParams.load();
         json = new IntentJson(params);
         engine = new PolicyEngine(params, (d, ws) -> writer.write(d, ws));
+        if (codecService != null) {
+            codecService.registerCodec(FairnessIntent.class, new FairnessIntentCodec(json));
+        }
         if (storageService != null) {
             store = new IntentStore(storageService, json);
             store.addListener(intentListener);
@@ -164,6 +172,9 @@ public class AppComponent implements CcfairService {
     protected void deactivate() {
         if (executor != null) {
             executor.shutdownNow();
+        }
+        if (codecService != null) {
+            codecService.unregisterCodec(FairnessIntent.class);
         }
         if (store != null) {
             store.removeListener(intentListener);

@@ -1,0 +1,99 @@
+/*
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package org.ccfair.app.rest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.ccfair.app.CcfairParams;
+import org.ccfair.app.FakeCcfairService;
+import org.ccfair.app.PushStatus;
+import org.ccfair.app.compute.DevicePolicy;
+import org.ccfair.app.compute.Fabrics;
+import org.ccfair.app.policy.FairnessIntent;
+import org.ccfair.app.policy.IntentJson;
+import org.ccfair.app.policy.InvalidIntentException;
+import org.ccfair.app.policy.Scope;
+import org.junit.Test;
+import org.onosproject.codec.CodecContext;
+import org.onosproject.codec.JsonCodec;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+
+/**
+ * Codec round trips (ONOS JsonCodec of intents) and the policy/status views.
+ */
+public class CodecsTest {
+
+    private static final CcfairParams P = CcfairParams.load();
+
+    /** Minimal CodecContext: the codec under test only needs a mapper. */
+    private static final class Ctx implements CodecContext {
+        private final ObjectMapper mapper = new ObjectMapper();
+
+        @Override
+        public ObjectMapper mapper() {
+            return mapper;
+        }
+
+        @Override
+        public <T> JsonCodec<T> codec(Class<T> entityClass) {
+            return null;
+        }
+
+        @Override
+        public <T> T getService(Class<T> serviceClass) {
+            return null;
+        }
+    }
+
+    @Test
+    public void intentCodecRoundTrips() {
+        FairnessIntentCodec c = new FairnessIntentCodec(new IntentJson(P));
+        Ctx ctx = new Ctx();
+        List<FairnessIntent> intents = List.of(
+                FairnessIntent.builder(P).id("a").build(),
+                FairnessIntent.builder(P).id("b").scope(Scope.devices(List.of("device:x", "device:y")))
+                        .objective(FairnessIntent.Objective.WEIGHTED_GROUPS).weights(Map.of("loss", 0.5))
+                        .bufferPolicy(FairnessIntent.BufferPolicy.FIXED).bufferLimitPkts(64).priority(0)
+                        .classifier(1, 2, 3).minAntShare(0).minMiceShare(0.25).targetDelayUs(50).build(),
+                FairnessIntent.builder(P).id("c").scope(Scope.ports(List.of("device:x/1"))).build());
+        for (FairnessIntent in : intents) {
+            ObjectNode n = c.encode(in, ctx);
+            assertEquals(in, c.decode(n, ctx));
+        }
+        ObjectNode bad = c.encode(intents.get(0), ctx).put("priority", -1);
+        try {
+            c.decode(bad, ctx);
+            fail("decoded an invalid intent");
+        } catch (InvalidIntentException e) {
+            assertEquals(List.of("priority: -1 outside [0, 65535]"), e.errors());
+        }
+    }
+
+    @Test
+    public void policyAndStatusViews() throws Exception {
+        FakeCcfairService s = new FakeCcfairService(Fabrics.leafSpine(1, 1, 2));
+        PolicyCodec pc = new PolicyCodec(P);
+        DevicePolicy d = s.policies().get(Fabrics.leaf(1));
+        JsonNode j = pc.device(d);
+        assertEquals(Fabrics.leaf(1), j.get("device").asText());
+        assertEquals(3, j.get("ports").size());
+        int total = 0;
+        for (JsonNode g : j.get("ports").get(1).get("groups")) {
+            total += g.get("queues").asInt();
+        }
+        assertEquals(P.integer("queues", "per_port"), total);
+        JsonNode st = pc.status("device:s", new PushStatus(PushStatus.State.FAILED, 12, 3, "boom", 99, 50));
+        assertEquals("FAILED", st.get("state").asText());
+        assertEquals("boom", st.get("last_error").asText());
+        assertEquals(99, st.get("next_retry_ms").asLong());
+        assertTrue(!pc.status("d", new PushStatus(PushStatus.State.IN_SYNC, 0, 0, null, 0, 1)).has("last_error"));
+    }
+}
