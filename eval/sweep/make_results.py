@@ -489,7 +489,9 @@ DISCUSSION = """Why the ns-3 FIFO matrix differs from the seed (read with the ta
 - **ns-3.37 loss-recovery stalls.** With the default PRR recovery, or with TCP timestamps on, loss-based flows sat at
   ~0 Mbit/s for the rest of a run after a burst loss (e.g. Reno 15.5 vs Cubic 0.04 Mbit/s under fq_codel); the harness
   therefore runs every CC with classic recovery and without timestamps (docs/eval.md), which the seed's Linux hosts did not.
-- **DCTCP** negotiates ECN; under FIFO it never sees a mark and reacts to losses like Reno, as in the seed's FIFO runs.
+- **DCTCP** negotiates ECN but under FIFO never sees a mark. Linux DCTCP (the seed) then halves on loss like Reno;
+  ns-3.37's DCTCP applies its (1 − α/2) reduction on loss too, and with α decayed towards 0 it hardly backs off,
+  so DCTCP cells read far more unfair than the seed's.
 """
 
 if __name__ == "__main__":
