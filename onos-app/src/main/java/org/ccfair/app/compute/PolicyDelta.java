@@ -28,12 +28,14 @@ import java.util.Map;
  * <li>egress port configuration: role, TVF profile reference (the flip), fair rate, classifier;</li>
  * <li>ingress port configuration: role (edge ports start trusting nothing, fabric ports the shim);</li>
  * <li>deletes: ingress and egress port configuration of removed ports, then their queue-map
- * slots and AQM rows, then TVF entries of profile ids no port refers to any more.</li>
+ * slots, then their AQM rows, then TVF entries of profile ids no port refers to any more.</li>
  * </ol>
+ * <p>Consecutive writes with the same {@link PolicyWrite#batch()} are independent of each
+ * other and may be sent in one P4Runtime WriteRequest; batches must be applied in order.</p>
  */
 public final class PolicyDelta {
 
-    private static final int PHASES = 8;
+    private static final int PHASES = 10;
     private static final long RTT_MAX_US = 0xFFFFFFFFL;
 
     private final int slotsPerGroup;
@@ -95,7 +97,7 @@ public final class PolicyDelta {
             } else {
                 for (int g = 0; g < a.groups(); g++) {
                     for (int bin = 0; bin < a.bins(); bin++) {
-                        ph.get(7).add(delete(PolicyTable.TVF, id, g, bin));
+                        ph.get(9).add(delete(PolicyTable.TVF, id, g, bin));
                     }
                 }
             }
@@ -122,23 +124,30 @@ public final class PolicyDelta {
         }
         List<PortPolicy> removed = new ArrayList<>(oldByPort.values());
         removed.sort((a, b) -> Long.compare(a.port(), b.port()));
-        List<PolicyWrite> delMaps = new ArrayList<>();
         for (PortPolicy o : removed) {
             ph.get(6).add(delete(PolicyTable.INGRESS_PORT, o.port()));
             ph.get(6).add(delete(PolicyTable.EGRESS_PORT, o.port()));
             for (int g = 0; g < o.groups(); g++) {
                 for (int s = 0; s < slotsPerGroup; s++) {
-                    delMaps.add(delete(PolicyTable.QUEUE_MAP, o.port(), g, s));
+                    ph.get(7).add(delete(PolicyTable.QUEUE_MAP, o.port(), g, s));
                 }
             }
             for (int q = 0; q < from.numQueues(); q++) {
-                delMaps.add(delete(PolicyTable.AQM, o.port(), q));
+                ph.get(8).add(delete(PolicyTable.AQM, o.port(), q));
             }
         }
-        ph.get(6).addAll(delMaps);
+        // Each phase becomes one batch: its writes never refer to each other, so a
+        // switch may apply a batch in any order (P4Runtime does not order a WriteRequest).
         List<PolicyWrite> out = new ArrayList<>();
+        int batch = 0;
         for (List<PolicyWrite> l : ph) {
-            out.addAll(l);
+            if (l.isEmpty()) {
+                continue;
+            }
+            for (PolicyWrite w : l) {
+                out.add(w.inBatch(batch));
+            }
+            batch++;
         }
         return out;
     }

@@ -25,6 +25,7 @@ public final class PolicyWrite {
     private final PolicyTable table;
     private final long[] key;
     private final long[] value;
+    private final int batch;
 
     /**
      * Creates a write.
@@ -35,10 +36,34 @@ public final class PolicyWrite {
      * @param value value fields (empty for DELETE)
      */
     public PolicyWrite(Op op, PolicyTable table, long[] key, long[] value) {
+        this(op, table, key, value, 0);
+    }
+
+    private PolicyWrite(Op op, PolicyTable table, long[] key, long[] value, int batch) {
         this.op = op;
         this.table = table;
         this.key = key;
         this.value = value;
+        this.batch = batch;
+    }
+
+    /**
+     * The same write in a given batch.
+     *
+     * @param b batch index
+     * @return a copy with that batch
+     */
+    public PolicyWrite inBatch(int b) {
+        return new PolicyWrite(op, table, key, value, b);
+    }
+
+    /**
+     * Batch of the write: writes of one batch are independent; batches are applied in order.
+     *
+     * @return batch index
+     */
+    public int batch() {
+        return batch;
     }
 
     /**

@@ -13,7 +13,6 @@ import org.onosproject.net.pi.model.PiCounterId;
 import org.onosproject.net.pi.model.PiPipeconf;
 import org.onosproject.net.pi.runtime.PiCounterCell;
 import org.onosproject.net.pi.runtime.PiEntity;
-import org.onosproject.net.pi.runtime.PiTableEntry;
 import org.onosproject.net.pi.service.PiPipeconfService;
 import org.onosproject.p4runtime.api.P4RuntimeClient;
 import org.onosproject.p4runtime.api.P4RuntimeController;
@@ -97,30 +96,54 @@ public class P4RuntimeBinding {
         PolicyTranslator tr = new PolicyTranslator(app.params(), profile(pc));
         P4RuntimeClient c = client(id);
         long p4Id = p4DeviceId(id);
-        // One write per entry, in order: a batch would let the switch apply entries in any order.
-        for (PolicyWrite w : writes) {
-            PiTableEntry e = tr.entry(w);
-            P4RuntimeWriteClient.UpdateType type = w.op() == PolicyWrite.Op.INSERT
-                    ? P4RuntimeWriteClient.UpdateType.INSERT : w.op() == PolicyWrite.Op.MODIFY
-                    ? P4RuntimeWriteClient.UpdateType.MODIFY : P4RuntimeWriteClient.UpdateType.DELETE;
-            P4RuntimeWriteClient.WriteResponse r = c.write(p4Id, pc).entity(e, type).submitSync();
-            if (r.isSuccess()) {
+        // One WriteRequest per batch (independent writes), batches strictly in order.
+        int i = 0;
+        while (i < writes.size()) {
+            int j = i;
+            P4RuntimeWriteClient.WriteRequest req = c.write(p4Id, pc);
+            while (j < writes.size() && writes.get(j).batch() == writes.get(i).batch()) {
+                PolicyWrite w = writes.get(j);
+                req.entity(tr.entry(w), type(w.op()));
+                j++;
+            }
+            P4RuntimeWriteClient.WriteResponse r = req.submitSync();
+            if (!r.isSuccess()) {
+                repair(c, p4Id, pc, r);
+            }
+            i = j;
+        }
+    }
+
+    private static P4RuntimeWriteClient.UpdateType type(PolicyWrite.Op op) {
+        switch (op) {
+            case INSERT:
+                return P4RuntimeWriteClient.UpdateType.INSERT;
+            case MODIFY:
+                return P4RuntimeWriteClient.UpdateType.MODIFY;
+            default:
+                return P4RuntimeWriteClient.UpdateType.DELETE;
+        }
+    }
+
+    // Idempotency: an insert that exists becomes a modify, a modify of a missing entry an
+    // insert, a delete of a missing entry is done. Anything else fails the push (reported, retried).
+    private static void repair(P4RuntimeClient c, long p4Id, PiPipeconf pc, P4RuntimeWriteClient.WriteResponse r) {
+        for (P4RuntimeWriteClient.EntityUpdateResponse f : r.failed()) {
+            P4RuntimeWriteClient.EntityUpdateStatus st = f.status();
+            boolean missing = st == P4RuntimeWriteClient.EntityUpdateStatus.NOT_FOUND;
+            boolean exists = st == P4RuntimeWriteClient.EntityUpdateStatus.ALREADY_EXIST;
+            if (missing && f.updateType() == P4RuntimeWriteClient.UpdateType.DELETE) {
                 continue;
             }
-            P4RuntimeWriteClient.EntityUpdateStatus st = r.all().iterator().next().status();
-            if (st == P4RuntimeWriteClient.EntityUpdateStatus.NOT_FOUND
-                    && type == P4RuntimeWriteClient.UpdateType.DELETE) {
-                continue;
-            }
-            if (st == P4RuntimeWriteClient.EntityUpdateStatus.ALREADY_EXIST
-                    || st == P4RuntimeWriteClient.EntityUpdateStatus.NOT_FOUND) {
-                P4RuntimeWriteClient.UpdateType other = st == P4RuntimeWriteClient.EntityUpdateStatus.ALREADY_EXIST
-                        ? P4RuntimeWriteClient.UpdateType.MODIFY : P4RuntimeWriteClient.UpdateType.INSERT;
-                if (c.write(p4Id, pc).entity(e, other).submitSync().isSuccess()) {
+            if ((exists || missing) && f.entity() != null) {
+                P4RuntimeWriteClient.UpdateType other = exists ? P4RuntimeWriteClient.UpdateType.MODIFY
+                        : P4RuntimeWriteClient.UpdateType.INSERT;
+                if (c.write(p4Id, pc).entity(f.entity(), other).submitSync().isSuccess()) {
                     continue;
                 }
             }
-            throw new IllegalStateException(w + " failed: " + st + " " + r.all().iterator().next().explanation());
+            throw new IllegalStateException(f.updateType() + " " + f.handle() + " failed: " + st + " "
+                                                    + f.explanation());
         }
     }
 

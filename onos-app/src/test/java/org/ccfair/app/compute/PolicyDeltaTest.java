@@ -159,8 +159,29 @@ public class PolicyDeltaTest {
         SimDevice ref = new SimDevice();
         ref.apply(delta.full(b));
         assertEquals(keys(ref), keys(dev));
-        // and back
+        // and back, applying every batch in reverse order: writes of one batch must not depend on each other
         List<PolicyWrite> back = delta.between(b, compile(fabric(6), List.of(), StatsSnapshot.EMPTY, b));
-        dev.apply(back);
+        dev.apply(reverseWithinBatches(back));
+        SimDevice fresh = new SimDevice();
+        fresh.apply(reverseWithinBatches(delta.full(b)));
+    }
+
+    private static List<PolicyWrite> reverseWithinBatches(List<PolicyWrite> ws) {
+        List<PolicyWrite> out = new java.util.ArrayList<>();
+        int i = 0;
+        while (i < ws.size()) {
+            int j = i;
+            while (j < ws.size() && ws.get(j).batch() == ws.get(i).batch()) {
+                j++;
+            }
+            if (i > 0) {
+                assertTrue("batches ascend", ws.get(i).batch() > ws.get(i - 1).batch());
+            }
+            List<PolicyWrite> b = new java.util.ArrayList<>(ws.subList(i, j));
+            java.util.Collections.reverse(b);
+            out.addAll(b);
+            i = j;
+        }
+        return out;
     }
 }
