@@ -303,6 +303,7 @@ Pipeline::RollOver(Flow& f, uint64_t t)
     f.prev_valid = ng == g || ng >= 2;
     f.log_rate = lr;
     f.pkts = f.bytes = f.acks = f.max_depth = 0;
+    f.aqm_dropped = false;
     f.int_start = t;
     if (ng != g)
         SetGroup(f, ng);
@@ -476,8 +477,16 @@ Pipeline::Dequeue(uint64_t now)
                 q.marks++;
                 m_g[m.group].marks++;
             }
+            else if (m.flow >= 0 && m_flows[m.flow].gen == m.gen && m_flows[m.flow].aqm_dropped)
+            {
+                // One loss per RTT is all a loss-based sender reacts to; more drops in
+                // the same interval only cause timeouts. The flow's excess keeps
+                // being signalled every interval until it backs off.
+            }
             else
             {
+                if (m.flow >= 0 && m_flows[m.flow].gen == m.gen)
+                    m_flows[m.flow].aqm_dropped = true;
                 r.action = Action::DROP;
                 q.drops++;
                 m_g[m.group].drops++;
@@ -646,8 +655,15 @@ Pipeline::ControllerTick(uint64_t now)
     {
         uint8_t g = owner[qi] == 0xFF ? uint8_t(P::GROUP_MOUSE) : owner[qi];
         QueueState& q = m_q[qi];
+        // Ceiling: the PV 3 bins (x 1.54) above the fair rate's bin. The AQM may take
+        // a flow's excess well above its fair share, never the share itself: when
+        // every flow is near its share and the delay is still above target (many
+        // flows, few packets per round-robin round) an unbounded CTV winds up and
+        // starves them all; a ceiling at the fair rate itself still hit flows whose
+        // per-interval rate estimate is noisy (docs/eval-model.md).
+        constexpr uint32_t kCtvCeilingBins = 3;
         q.ctv_lo = m_tvf[g][std::min(m_c.tvf_steps - 1, fairBin + d)];
-        q.ctv_hi = m_tvf[g][fairBin > d ? fairBin - d : 0];
+        q.ctv_hi = m_tvf[g][std::min(m_c.tvf_steps - 1, fairBin + kCtvCeilingBins)];
         q.ctv = std::clamp(q.ctv, q.ctv_lo, q.ctv_hi);
     }
 }

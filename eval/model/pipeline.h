@@ -124,6 +124,7 @@ struct Flow
     uint8_t aggr = 0, bwest = 0, bw_phase = 0, since_pattern = 0;
     int32_t up_log_rate = 0;
     bool ss_dropped = false;
+    bool aqm_dropped = false;      // the AQM already dropped one of this interval's packets
     uint8_t group = 1;
     uint8_t slot = 0;
     uint32_t intervals = 0;        // completed intervals (roll-overs) since tracking began
