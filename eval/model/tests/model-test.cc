@@ -245,6 +245,47 @@ TestCocoa()
 }
 
 void
+TestAqmLimits()
+{
+    g_ctx = "aqm-limits";
+    Config c = Config::Defaults();
+    c.default_rtt_us = 10000;
+    c.ecn = false;
+    Pipeline p(c);
+    p.ControllerTick(0);
+    // ceiling of the CTV range: the PV 3 bins above the fair rate's bin (link 100 Mbit/s, no flows: bin 64)
+    CHECK(p.Queues()[1].ctv_hi == p.Tvf(1, 64 + 3), "CTV ceiling " << p.Queues()[1].ctv_hi);
+    // a flow measured at 12 Mbit/s (mid-connection, 10 x 1500 B in 10 ms) against a fair rate of
+    // 1 Mbit/s, so its PVs are low, and the CTV forced to the top
+    p.SetFairRate(1000000);
+    for (int i = 0; i < 10; ++i)
+        p.Enqueue(Data(i * 1000 * US));
+    while (p.Dequeue(9 * MS).valid)
+    {
+    }
+    for (const QueueState& cq : p.Queues()) // whichever queue the flow's group maps to
+    {
+        QueueState& q = const_cast<QueueState&>(cq);
+        q.ctv = q.ctv_lo = q.ctv_hi = 65535;
+    }
+    for (int i = 0; i < 3; ++i)
+    {
+        Pkt d = Data(10 * MS + i * 100 * US);
+        d.rand16 = 65535;
+        p.Enqueue(d);
+    }
+    std::vector<int> acts;
+    for (int i = 0; i < 3; ++i)
+        acts.push_back(int(p.Dequeue(10 * MS + 500 * US).action));
+    CHECK(acts == std::vector<int>({int(Action::DROP), int(Action::FORWARD), int(Action::FORWARD)}),
+          "one AQM drop per flow per interval");
+    Pkt n = Data(20 * MS); // next interval: the flow may be signalled again
+    n.rand16 = 65535;
+    p.Enqueue(n);
+    CHECK(p.Dequeue(20 * MS).action == Action::DROP, "a new interval allows the next drop");
+}
+
+void
 TestNs3Adapter()
 {
     g_ctx = "ns3-adapter";
@@ -570,6 +611,7 @@ main(int argc, char** argv)
     TestDrr();
     TestControllerAllocation();
     TestCocoa();
+    TestAqmLimits();
     TestNs3Adapter();
     std::cout << "unit tests: " << g_pass << " passed, " << g_fail << " failed\n";
 
