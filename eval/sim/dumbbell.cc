@@ -17,7 +17,6 @@
 #endif
 
 #include <algorithm>
-#include <cstdio>
 #include <iostream>
 #include <map>
 #include <sstream>

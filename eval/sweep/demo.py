@@ -25,7 +25,7 @@ def main():
     print("ccfair demo: %s (%d flows, %g Mbit/s, %g s simulated; FIFO and ccfair run in parallel)"
           % (scns[0]["name"], len(scns[0]["flows"]), scns[0]["rate_mbps"], scns[0]["duration_s"]))
     try:
-        res, wall = runner.run_many(scns, "demo", TIMELINE_MS)
+        res, wall, _ = runner.run_many(scns, "demo", TIMELINE_MS)
     except ce.SimError as e:
         sys.stderr.write("demo: %s\n" % e)
         return 2

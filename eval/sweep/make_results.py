@@ -12,6 +12,7 @@ says so in the first line). EVAL_RESUME=1 keeps cached runs of the same binary.
 """
 import csv
 import datetime
+import json
 import os
 import shutil
 import statistics
@@ -105,8 +106,8 @@ def run_matrix():
             scns.append(scenario("pair-%s-%s" % (a, b), aqm, LINK, MATRIX["duration_s"],
                                  MATRIX["warmup_s"], flows))
             keys.append((aqm, a, b))
-    res, wall = runner.run_many(scns, "matrix")
-    return dict(zip(keys, res)), wall, len(scns)
+    res, wall, executed = runner.run_many(scns, "matrix")
+    return dict(zip(keys, res)), wall, executed
 
 
 def run_rtt():
@@ -118,8 +119,8 @@ def run_rtt():
                 scns.append(scenario("rtt-%s-%d" % (cc, d), aqm, LINK, RTT_RUN["duration_s"],
                                      RTT_RUN["warmup_s"], flows))
                 keys.append((aqm, cc, d))
-    res, wall = runner.run_many(scns, "rtt")
-    return dict(zip(keys, res)), wall
+    res, wall, executed = runner.run_many(scns, "rtt")
+    return dict(zip(keys, res)), wall, executed
 
 
 def run_mixes():
@@ -131,17 +132,17 @@ def run_mixes():
         for aqm in MIX_AQMS:
             scns.append(scenario("mix", aqm, MIX_LINK, MIX_RUN["duration_s"], MIX_RUN["warmup_s"], flows))
             keys.append((label, aqm))
-    res, wall = runner.run_many(scns, "mixes")
-    return dict(zip(keys, res)), wall
+    res, wall, executed = runner.run_many(scns, "mixes")
+    return dict(zip(keys, res)), wall, executed
 
 
 # ---------------------------------------------------------------- classification
 
 def classification(runs):
-    """Per CC: share of lifetime in the expected group, flows ever correct, RTTs to first correct."""
+    """Per CC, from (result, duration_s) pairs: share of lifetime in the expected group,
+    flows ever correct, RTTs to first correct."""
     per = {}
-    for res in runs:
-        dur = res["_duration_s"]
+    for res, dur in runs:
         for f in res["flows"]:
             exp = ce.expected_groups(f["cc"])
             tl = f["group_timeline"]
@@ -271,15 +272,35 @@ def main():
     load0 = os.getloadavg()[0]
     print("make eval: %d CCs, matrix AQMs %s, %d jobs%s" % (
         len(CCS), ",".join(MATRIX_AQMS), runner.jobs(), " (EVAL_QUICK smoke run)" if QUICK else ""))
-    matrix, matrix_wall, matrix_runs = run_matrix()
-    rtt, rtt_wall = run_rtt()
-    mixes, mix_wall = run_mixes()
+    binhash, _ = runner.snapshot_binary()
+    commit = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    if subprocess.run(["git", "-C", REPO, "status", "--porcelain", "eval/model", "eval/sim", "params"],
+                      capture_output=True, text=True).stdout.strip():
+        commit += " + uncommitted changes in eval/model, eval/sim or params"
+    matrix, matrix_wall, ex_m = run_matrix()
+    rtt, rtt_wall, ex_r = run_rtt()
+    mixes, mix_wall, ex_x = run_mixes()
+    matrix_runs = len(matrix)
 
-    for (aqm, a, b), r in matrix.items():
-        r["_duration_s"] = MATRIX["duration_s"]
-    for k, r in rtt.items():
-        r["_duration_s"] = RTT_RUN["duration_s"]
-    cls = classification([r for (aqm, *_), r in list(matrix.items()) + list(rtt.items()) if aqm == "ccfair"])
+    # Provenance and timings belong to the invocation that ran the simulations: a report
+    # regenerated from a complete cache (EVAL_RESUME=1) keeps those of the original run.
+    meta_path = os.path.join(runner.CACHE, "meta-%s.json" % binhash)
+    executed = ex_m + ex_r + ex_x
+    if executed == 0 and os.path.exists(meta_path):
+        with open(meta_path) as fh:
+            meta = json.load(fh)
+    else:
+        meta = {"commit": commit, "generated": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M"),
+                "total_s": time.time() - t_start, "matrix_wall": matrix_wall, "rtt_wall": rtt_wall,
+                "mix_wall": mix_wall, "load_start": load0, "load_end": os.getloadavg()[0],
+                "executed": executed, "runs": matrix_runs + len(rtt) + len(mixes)}
+        with open(meta_path, "w") as fh:
+            json.dump(meta, fh)
+    matrix_wall, rtt_wall, mix_wall = meta["matrix_wall"], meta["rtt_wall"], meta["mix_wall"]
+
+    cls = classification([(r, MATRIX["duration_s"]) for (aqm, _, _), r in matrix.items() if aqm == "ccfair"]
+                         + [(r, RTT_RUN["duration_s"]) for (aqm, _, _), r in rtt.items() if aqm == "ccfair"])
 
     def agg(aqm):
         rs = [matrix[(aqm, a, b)] for a, b in pairs(CCS)]
@@ -296,22 +317,21 @@ def main():
             "rtt": fig_rtt(rtt, rtt_fifo_ref, rtt_aqm_ref), "mixes": fig_mixes(mixes),
             "class": fig_class(cls)}
 
-    commit = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True).stdout.strip()
-    if subprocess.run(["git", "-C", REPO, "status", "--porcelain", "eval/model", "eval/sim", "params"],
-                      capture_output=True, text=True).stdout.strip():
-        commit += " + uncommitted changes in eval/model, eval/sim or params"
     L = []
     w = L.append
     w("<!-- SPDX-License-Identifier: Apache-2.0 -->")
     w("# ccfair evaluation results (ns-3)\n")
     if QUICK:
         w("**EVAL_QUICK smoke run: reduced CC set and durations; not a result.**\n")
-    w("Generated by `make eval` (eval/sweep/make_results.py) on %s UTC from commit `%s`, "
-      "%d parallel jobs, %.0f s in total, machine load average %.1f at the start and %.1f at the end (other work shares the cores). Set-up, scaling and methodology: [eval.md](eval.md). "
-      "Every number below was measured by this run; reference values are the seed's tables in "
+    w("Generated by `make eval` (eval/sweep/make_results.py); simulations run on %s UTC from commit `%s` "
+      "(simulator binary %s), %d parallel jobs, %.0f s in total, machine load average %.1f at the start and %.1f "
+      "at the end (other work shares the cores). Set-up, scaling and methodology: [eval.md](eval.md). "
+      "Every number below was measured by that run; reference values are the seed's tables in "
       "`../shared/reference/` and the figures P4air reports.\n"
-      % (datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M"), commit, runner.jobs(), time.time() - t_start, load0, os.getloadavg()[0]))
+      % (meta["generated"], meta["commit"], binhash, runner.jobs(), meta["total_s"], meta["load_start"], meta["load_end"]))
+    if 0 < meta["executed"] < meta["runs"]:
+        w("*Resumed run: %d of %d simulations were executed in this invocation; wall times cover only those.*\n"
+          % (meta["executed"], meta["runs"]))
 
     # headline
     w("## Headline: FIFO, fq_codel and ccfair side by side\n")

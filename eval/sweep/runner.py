@@ -17,17 +17,18 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "pylib"))
 import ccfair_eval as ce  # noqa: E402
 
-CACHE = os.path.join(ce.EVAL, "build", "sweep-cache")
+CACHE = os.environ.get("EVAL_CACHE", os.path.join(ce.EVAL, "build", "sweep-cache"))
 
 
 def jobs():
     return int(os.environ.get("EVAL_JOBS", os.cpu_count() or 1))
 
 
-def _snapshot_binary():
+def snapshot_binary():
     """Copy the simulator aside so a rebuild during a long sweep cannot mix two binaries.
 
     EVAL_SIM=<path> pins an earlier snapshot (e.g. to regenerate a report from the cache)."""
+    os.makedirs(CACHE, exist_ok=True)
     pinned = os.environ.get("EVAL_SIM")
     if pinned:
         with open(pinned, "rb") as fh:
@@ -66,10 +67,12 @@ class Progress:
 
 
 def run_many(scenarios, label="sweep", timeline_ms=0):
-    """Run validated scenarios in parallel; return (results in input order, wall seconds)."""
-    os.makedirs(CACHE, exist_ok=True)
-    binhash, sim = _snapshot_binary()
+    """Run validated scenarios in parallel.
+
+    Returns (results in input order, wall seconds, number of runs executed rather than cached)."""
+    binhash, sim = snapshot_binary()
     t0 = time.time()
+    executed = []
     bar = Progress(len(scenarios), label)
 
     def one(s):
@@ -81,6 +84,7 @@ def run_many(scenarios, label="sweep", timeline_ms=0):
                 res = json.load(fh)
         else:
             res = ce.run(s, timeline_ms, sim)
+            executed.append(1)
             with open(path + ".tmp", "w") as fh:
                 json.dump(res, fh)
             os.replace(path + ".tmp", path)
@@ -89,4 +93,4 @@ def run_many(scenarios, label="sweep", timeline_ms=0):
 
     with cf.ThreadPoolExecutor(max_workers=jobs()) as ex:
         results = list(ex.map(one, scenarios))
-    return results, time.time() - t0
+    return results, time.time() - t0, len(executed)
