@@ -178,14 +178,35 @@ Pipeline::NextRand()
     return r ? r : 1;
 }
 
+namespace
+{
+// Symmetric flow key: the two endpoints (address << 16 | port) in order, so both
+// directions of a connection give one key and one hash. fwd: src is the lower.
+struct FlowKey
+{
+    uint64_t lo, hi, hash;
+    bool fwd;
+};
+
+FlowKey
+KeyOf(uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport)
+{
+    uint64_t e1 = (uint64_t(src) << 16) | sport, e2 = (uint64_t(dst) << 16) | dport;
+    FlowKey k;
+    k.fwd = e1 <= e2;
+    k.lo = k.fwd ? e1 : e2;
+    k.hi = k.fwd ? e2 : e1;
+    k.hash = Mix64(k.lo * 0x9E3779B97F4A7C15ULL ^ Mix64(k.hi));
+    return k;
+}
+} // namespace
+
 int
 Pipeline::Lookup(const Pkt& p, bool& fwd)
 {
-    // Symmetric: order the two endpoints so both directions give one key.
-    uint64_t e1 = (uint64_t(p.src) << 16) | p.sport, e2 = (uint64_t(p.dst) << 16) | p.dport;
-    fwd = e1 <= e2;
-    uint64_t lo = fwd ? e1 : e2, hi = fwd ? e2 : e1;
-    uint64_t h = Mix64(lo * 0x9E3779B97F4A7C15ULL ^ Mix64(hi));
+    const FlowKey key = KeyOf(p.src, p.sport, p.dst, p.dport);
+    const uint64_t lo = key.lo, hi = key.hi, h = key.hash;
+    fwd = key.fwd;
     uint32_t idx = uint32_t(h) & (m_c.flow_table_size - 1);
     uint16_t sig = uint16_t((h >> 40) & ((1u << m_c.signature_bits) - 1));
     if (sig == 0)
@@ -313,7 +334,7 @@ EnqResult
 Pipeline::Enqueue(const Pkt& p)
 {
     const uint64_t t = p.t_ns;
-    EnqResult r{Verdict::ENQUEUED, -1, uint8_t(P::GROUP_ANT), 0, uint16_t(m_c.pv_max), 0};
+    EnqResult r{Verdict::ENQUEUED, -1, uint8_t(P::GROUP_ANT), 0, uint16_t(m_c.pv_max)};
     uint8_t slot = 0;
     if (p.tcp)
     {
@@ -342,7 +363,6 @@ Pipeline::Enqueue(const Pkt& p)
                     // RTT = first packet after the SYN in its direction - SYN (P4air)
                     uint64_t us = (t - f.syn_t) / 1000; // a shift by 10 on Tofino (us ~ ns >> 10)
                     f.rtt_us = uint32_t(std::clamp<uint64_t>(us, m_c.min_rtt_us, m_c.max_rtt_us));
-                    f.rtt_from_handshake = true;
                     f.hs_pending = false;
                     f.pkts = f.bytes = f.acks = f.max_depth = 0;
                     f.int_start = t; // the handshake interval is not classified
@@ -397,7 +417,6 @@ Pipeline::Enqueue(const Pkt& p)
         r.verdict = Verdict::DROP_LIMIT;
         return r;
     }
-    r.enq_depth_bytes = q.bytes;
     q.fifo.push_back({p.size, t, r.flow, r.flow >= 0 ? m_flows[r.flow].gen : 0, r.pv, p.ect, r.group, q.bytes});
     q.bytes += p.size;
     ++m_totalPkts;
@@ -678,12 +697,10 @@ Pipeline::GroupOf(uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport) co
 const Flow*
 Pipeline::FindFlow(uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport) const
 {
-    uint64_t e1 = (uint64_t(src) << 16) | sport, e2 = (uint64_t(dst) << 16) | dport;
-    uint64_t lo = std::min(e1, e2), hi = std::max(e1, e2);
-    uint64_t h = Mix64(lo * 0x9E3779B97F4A7C15ULL ^ Mix64(hi));
-    const Flow& f = m_flows[uint32_t(h) & (m_c.flow_table_size - 1)];
-    if (!f.valid || f.group == 0xFF || f.a_ip != uint32_t(lo >> 16) || f.a_port != uint16_t(lo) ||
-        f.b_ip != uint32_t(hi >> 16) || f.b_port != uint16_t(hi))
+    const FlowKey k = KeyOf(src, sport, dst, dport);
+    const Flow& f = m_flows[uint32_t(k.hash) & (m_c.flow_table_size - 1)];
+    if (!f.valid || f.group == 0xFF || f.a_ip != uint32_t(k.lo >> 16) || f.a_port != uint16_t(k.lo) ||
+        f.b_ip != uint32_t(k.hi >> 16) || f.b_port != uint16_t(k.hi))
         return nullptr;
     return &f;
 }

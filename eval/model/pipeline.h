@@ -79,7 +79,6 @@ struct EnqResult
     uint8_t group;
     uint8_t queue;
     uint16_t pv;
-    uint32_t enq_depth_bytes;
 };
 
 enum class Action : uint8_t
@@ -112,7 +111,6 @@ struct Flow
     bool syn_dir = false;
     uint64_t syn_t = 0;
     uint32_t rtt_us = 0;
-    bool rtt_from_handshake = false;
     // current interval (ingress counters; max_depth written by egress)
     uint64_t int_start = 0;
     uint32_t pkts = 0, bytes = 0, acks = 0, max_depth = 0;
