@@ -3,6 +3,7 @@
  */
 package org.ccfair.app.rest;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.ccfair.app.CcfairService;
@@ -41,6 +42,7 @@ import java.util.function.Supplier;
 @Path("")
 public class CcfairWebResource extends AbstractWebResource {
 
+    private static final ObjectMapper ERRORS = new ObjectMapper();
     private static volatile Supplier<CcfairService> locator;
 
     /**
@@ -62,7 +64,7 @@ public class CcfairWebResource extends AbstractWebResource {
     }
 
     private static Response error(Response.Status st, List<String> errors) {
-        ObjectNode o = new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode();
+        ObjectNode o = ERRORS.createObjectNode();
         ArrayNode a = o.putArray("errors");
         errors.forEach(a::add);
         return Response.status(st).entity(o.toString()).type(MediaType.APPLICATION_JSON).build();
