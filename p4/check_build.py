@@ -33,7 +33,8 @@ def main(argv):
         sys.stderr.write("usage: check_build.py PROFILE OUTDIR\n")
         return 2
     profile, out = argv[1], argv[2]
-    prof = P.load()["targets"]["profiles"][profile]
+    params = P.load()
+    prof = params["targets"]["profiles"][profile]
 
     committed = os.path.join(HERE, "p4info", profile, "p4info.txt")
     if not os.path.exists(committed):
@@ -53,7 +54,7 @@ def main(argv):
         fail("%s: no .bfa assembly found under %s/compiler/pipe" % (profile, out))
     text = open(bfa[0]).read()
     parser = text[text.find("parser ingress"):]
-    for name, etype in (("IPv4", 0x0800), ("shim", P.int_value(P.load()["shim"]["ether_type"]))):
+    for name, etype in (("IPv4", 0x0800), ("shim", P.int_value(params["shim"]["ether_type"]))):
         if not re.search(r"0x0*%x\b" % etype, parser, re.IGNORECASE):
             fail("%s: ingress parser in %s has no select branch for %s (0x%04x): "
                  "the compiler dropped parser selects" % (profile, os.path.basename(bfa[0]), name, etype))

@@ -25,6 +25,7 @@ TS_UNIT_NS = 1024          # ingress/egress "us" = global_tstamp[41:10]
 SEEN_UNIT_NS = 1 << 20     # last-seen time of a flow = global_tstamp[35:20]
 BYTES_MANTISSA = 5         # 1/32 octave (2.2 %) resolution of log(bytes), log(RTT)
 U_MANTISSA = 4             # resolution of log(u)
+FINE_SHIFT = 2             # internal log unit = 1/4 of a TVF rate bin (finer, for BwEst)
 
 
 def log2_exact(n, what):
@@ -62,11 +63,11 @@ def geo_mid(lo, hi):
 
 def derived(p):
     tvf = p["tvf"]
-    fine_per_decade = tvf["steps_per_decade"] * 4
+    fine_per_decade = tvf["steps_per_decade"] << FINE_SHIFT
     c = p["classifier"]
     d = {}
     d["FINE_PER_DECADE"] = fine_per_decade
-    d["FINE_SHIFT"] = 2
+    d["FINE_SHIFT"] = FINE_SHIFT
     # rate[kbit/s] = bytes * 8 / (rtt_units * 1.024 us) / 1000; bin 0 starts at rate_min.
     off = fine_per_decade * math.log10(8.0 / (TS_UNIT_NS * 1e-9) / 1000.0 / tvf["rate_min_kbps"])
     d["RATE_OFFSET_FINE"] = int(round(off))

@@ -10,7 +10,6 @@ COMPILER_OUTDIR/bfrt.json. Percentages are of what the target has: the
 capacity is read from resources.json (rows x columns of each stage's SRAM /
 TCAM arrays, PHV containers), not assumed.
 """
-import glob
 import json
 import os
 import sys
@@ -52,17 +51,11 @@ def mau_usage(res):
 
 
 def phv_usage(res, metrics):
-    total = 0
-    for ct in res["resources"].get("phv", {}).get("containers", []) or []:
-        total += ct.get("units", 0)
-    used = 0
-    for ct in (metrics or {}).get("phv", {}).get("normal", []):
-        used += ct.get("containers_occupied", 0)
-    normal_total = 0
-    for ct in res["resources"].get("phv", {}).get("containers", []) or []:
-        if ct.get("type", "normal") in ("normal", None):
-            normal_total += ct.get("units", 0)
-    return used, (normal_total or total)
+    """Normal PHV containers occupied (metrics.json) of those the target has."""
+    total = sum(ct.get("units", 0) for ct in res["resources"].get("phv", {}).get("containers", []) or []
+                if ct.get("type", "normal") == "normal")
+    used = sum(ct.get("containers_occupied", 0) for ct in (metrics or {}).get("phv", {}).get("normal", []))
+    return used, total
 
 
 def flows_per_pipe(bfrt):
