@@ -41,19 +41,19 @@ def mau_usage(res):
         used["tcam"] += n_tcam
         cap["sram"] += rams.get("nRows", 0) * rams.get("nColumns", 0)
         cap["tcam"] += tc.get("nRows", 0) * tc.get("nColumns", 0)
-        if n_sram or n_tcam or st.get("logical_tables"):
-            used_stages += 1
+        if n_sram or n_tcam or (st.get("logical_tables") or {}).get("ids"):
+            # The pipeline is as long as its last used stage.
+            used_stages = max(used_stages, st.get("stage_number", 0) + 1)
     n = mau["nStages"]
     # Stages absent from mau_stages have the same arrays as the ones present.
     if stages and len(stages) < n:
         cap = {k: v * n // len(stages) for k, v in cap.items()}
-    return n, len(stages), used, cap
+    return n, used_stages, used, cap
 
 
 def phv_usage(res, metrics):
     """Normal PHV containers occupied (metrics.json) of those the target has."""
-    total = sum(ct.get("units", 0) for ct in res["resources"].get("phv", {}).get("containers", []) or []
-                if ct.get("type", "normal") == "normal")
+    total = sum(ct.get("units", 0) for ct in res["resources"].get("phv_containers", {}).get("normal", []))
     used = sum(ct.get("containers_occupied", 0) for ct in (metrics or {}).get("phv", {}).get("normal", []))
     return used, total
 
