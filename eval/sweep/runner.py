@@ -82,6 +82,7 @@ def run_many(scenarios, label="sweep", timeline_ms=0):
         if os.path.exists(path):
             with open(path) as fh:
                 res = json.load(fh)
+            res["name"] = s["name"]  # the key covers what was simulated, not the label
         else:
             res = ce.run(s, timeline_ms, sim)
             executed.append(1)
