@@ -143,7 +143,7 @@ control IngressPipe(inout ingress_headers_t hdr,
             hdr.bridged.rtt_us = md.rtt_us;
             hdr.bridged.ig_ts = md.ts_us;
             hdr.bridged.int_bytes = md.int_bytes;
-            hdr.bridged.int_pkts = md.int_data;
+            hdr.bridged.int_pkts = md.int_pkts;
             hdr.bridged.int_acks = md.int_acks;
             if (md.has_port == 0 && md.punt == 0) {
                 ig_dprsr_md.drop_ctl = 1;

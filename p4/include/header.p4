@@ -98,7 +98,7 @@ header bridged_h {
     bit<32>     rtt_us;
     bit<32>     ig_ts;
     bit<32>     int_bytes;
-    bit<16>     int_pkts;   // finished interval's data packets (pure ACKs excluded)
+    bit<16>     int_pkts;   // finished interval's packets (pure ACKs included)
     bit<16>     int_acks;   // finished interval's pure ACKs
 }
 
@@ -173,7 +173,6 @@ struct ingress_metadata_t {
     bit<32>     int_bytes;
     bit<16>     int_pkts;
     bit<16>     int_acks;
-    bit<16>     int_data;
     bit<16>     pure_ack;
     bit<32>     pkt_len32;
     group_t     group;
@@ -223,7 +222,6 @@ struct egress_metadata_t {
     bit<16>     rnd;
     bit<16>     nlog_u;
     bit<16>     pos;
-    bit<8>      rate_bin;
     bit<16>     pv;
     bit<16>     lr_pv;
     // classifier
@@ -238,12 +236,12 @@ struct egress_metadata_t {
     bit<8>      aggr;
     bit<8>      t_ld;
     bit<8>      t_pl;
-    bit<8>      cand;
     bit<8>      family;
     bit<16>     bw_code;
     bit<16>     bw_count;
     bit<16>     t_mm;
     bit<16>     ss_in;
+    bit<16>     int_data;
     bit<16>     ss_state;
     bit<8>      band;
     group_t     new_group;

@@ -12,7 +12,7 @@ parser IngressParserImpl(packet_in pkt,
         md.routed = 0; md.punt = 0; md.has_port = 0; md.is_update = 0; md.track = 0;
         md.syn_only = 0; md.syn_ack = 0; md.flow_new = 0; md.tracked = 0;
         md.interval_end = 0; md.int_bytes = 0; md.int_pkts = 0; md.rtt_us = 0;
-        md.int_acks = 0; md.int_data = 0; md.pure_ack = 0;
+        md.int_acks = 0; md.pure_ack = 0;
         md.flow_idx = 0; md.fg_written = 0; md.slot = 0; md.qid = 0; md.group = 0;
         md.l4_sport = 0; md.l4_dport = 0; md.ip_proto = 0; md.pkt_len32 = 0;
         md.eg_port = (FabPortId_t)0;

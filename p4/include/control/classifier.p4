@@ -170,11 +170,13 @@ control Classifier(inout egress_headers_t hdr,
         }
     };
 
-    // sticky: delay (0) -> loss-delay (1) -> loss (2)
+    // sticky: delay (0) -> loss-delay (1) at m_ld -> loss (2) at m_pl
     RegisterAction<bit<8>, bit<FLOW_IDX_BITS>, bit<8>>(flow_family) family_end = {
         void apply(inout bit<8> v, out bit<8> rv) {
-            if (md.cand > v) {
-                v = md.cand;
+            if (md.t_pl != 0) {
+                v = 2;
+            } else if (md.t_ld != 0) {
+                v = max(v, 1);
             }
             rv = v;
         }
@@ -231,15 +233,17 @@ control Classifier(inout egress_headers_t hdr,
             rtt_band.apply();
             md.lrate = md.log_b |-| md.log_r;
             md.lrate_s = (int<16>)(md.log_b |-| md.log_r);
-            md.sparse_gap = hdr.bridged.int_pkts |-| md.ant_max_pkts;
+            md.int_data = hdr.bridged.int_pkts |-| hdr.bridged.int_acks;
             md.lr_pv = md.lrate;
             md.bdp_gap = md.fair_fine |-| md.lrate;
             md.bw_code = rate_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
             md.grew = qmax_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+            // Data packets only: pure ACKs are not the flow's sending pattern.
+            md.sparse_gap = md.int_data |-| md.ant_max_pkts;
             if (md.bdp_gap == 0) {
                 md.ss_in = 0;
             } else {
-                md.ss_in = hdr.bridged.int_pkts;
+                md.ss_in = md.int_data;
             }
             md.ss_state = ss_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
             md.bw_count = bwest_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
@@ -247,13 +251,6 @@ control Classifier(inout egress_headers_t hdr,
             md.t_mm = md.bw_count |-| md.m_m1;
             md.t_ld = md.aggr |-| md.m_ld1;
             md.t_pl = md.aggr |-| md.m_pl1;
-            if (md.t_pl != 0) {
-                md.cand = 2;
-            } else if (md.t_ld != 0) {
-                md.cand = 1;
-            } else {
-                md.cand = 0;
-            }
             md.family = family_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
             group_of.apply();
             // P4air: one deliberate drop when slow start ends at the fair BDP.

@@ -136,17 +136,28 @@ control FlowTracker(inout ingress_headers_t hdr,
         // Both directions of a connection give the same tuple.
         md.ip_lo = min(hdr.ipv4.src_addr, hdr.ipv4.dst_addr);
         md.ip_hi = max(hdr.ipv4.src_addr, hdr.ipv4.dst_addr);
-        md.port_lo = min(md.l4_sport, md.l4_dport);
-        md.port_hi = max(md.l4_sport, md.l4_dport);
+        md.port_lo = min(hdr.tcp.src_port, hdr.tcp.dst_port);
+        md.port_hi = max(hdr.tcp.src_port, hdr.tcp.dst_port);
     }
     action hash_flow() {
         md.flow_idx = idx_hash.get({md.ip_lo, md.ip_hi, md.port_lo, md.port_hi, md.ip_proto});
         md.sig = sig_hash.get({md.port_hi, md.ip_hi, md.port_lo, md.ip_lo});
     }
 
-    action use_default_rtt() { md.rtt_us = md.default_rtt_us; }
-    action use_min_rtt() { md.rtt_us = CCFAIR_RTT_MIN_UNITS; }
-    action clamp_rtt() { md.rtt_us = min(md.rtt_raw, CCFAIR_RTT_MAX_UNITS); }
+    // Each also computes the interval deadline (now + RTT) in parallel, which
+    // saves a stage; beyond max_rtt_us the deadline uses the raw sample.
+    action use_default_rtt() {
+        md.rtt_us = md.default_rtt_us;
+        md.deadline = md.ts_us + md.default_rtt_us;
+    }
+    action use_min_rtt() {
+        md.rtt_us = CCFAIR_RTT_MIN_UNITS;
+        md.deadline = md.ts_us + CCFAIR_RTT_MIN_UNITS;
+    }
+    action clamp_rtt() {
+        md.rtt_us = min(md.rtt_raw, CCFAIR_RTT_MAX_UNITS);
+        md.deadline = md.ts_us + md.rtt_raw;
+    }
     table rtt_fix {
         key = { md.rtt_raw: ternary; }
         actions = { use_default_rtt; use_min_rtt; clamp_rtt; }
@@ -220,7 +231,6 @@ control FlowTracker(inout ingress_headers_t hdr,
                 md.group = (group_t)md.fg_old[4:0];
             }
             rtt_fix.apply();
-            md.deadline = md.ts_us + md.rtt_us;
             if (md.flow_new == 1) {
                 md.interval_end = dl_start.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
             } else {
@@ -233,7 +243,6 @@ control FlowTracker(inout ingress_headers_t hdr,
                 md.int_pkts = pkts_end.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
                 md.int_bytes = bytes_end.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
                 md.int_acks = acks_end.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
-                md.int_data = md.int_pkts |-| md.int_acks;
             } else {
                 pkts_inc.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
                 bytes_inc.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);

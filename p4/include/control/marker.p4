@@ -22,7 +22,7 @@ control Marker(inout egress_headers_t hdr,
         key = {
             md.tvf_profile: exact @name("tvf_profile");
             hdr.bridged.group: exact @name("group");
-            md.rate_bin: exact @name("rate_bin");
+            md.pos[7 + CCFAIR_FINE_SHIFT:CCFAIR_FINE_SHIFT]: exact @name("rate_bin");
         }
         actions = { set_pv; }
         default_action = set_pv(CCFAIR_TVF_PV_MAX);
@@ -33,7 +33,6 @@ control Marker(inout egress_headers_t hdr,
         md.rnd = rnd.get();
         log_u.apply();
         md.pos = md.lr_pv |-| md.nlog_u;
-        md.rate_bin = md.pos[7 + CCFAIR_FINE_SHIFT:CCFAIR_FINE_SHIFT];
         tvf.apply();
         hdr.shim.pv = md.pv;
     }
