@@ -193,6 +193,8 @@ def main(argv):
     print('gen_p4_constants: %s from %s' % (os.path.relpath(target), note))
     # Say at build time whether the pipeconfs will carry a device config (p4/build/<profile>/ from `make p4`).
     for p in paths:
+        if os.path.basename(os.path.dirname(os.path.dirname(p))) != 'p4info':
+            continue  # not p4/p4info/<profile>/p4info.txt: no device config to look for
         build = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(p))), 'build',
                              os.path.basename(os.path.dirname(p)))
         prof = os.path.basename(os.path.dirname(p))
