@@ -60,6 +60,12 @@ MIXES = [("50% Cubic / 50% Vegas", {"cubic": 0.5, "vegas": 0.5}, (0.20, 0.92)),
          ("100% BBR", {"bbr": 1.0}, (0.16, 1.00))]
 MIX_AQMS = ["fifo", "ccfair"]
 
+# Time-boxed runs (shared machine): fewer RTT differences / shorter mixes, stated in the report.
+if os.environ.get("EVAL_RTT_DIFFS"):
+    RTT_DIFFS = [int(x) for x in os.environ["EVAL_RTT_DIFFS"].split(",")]
+if os.environ.get("EVAL_MIX_S"):
+    MIX_RUN.update(duration_s=float(os.environ["EVAL_MIX_S"]), warmup_s=float(os.environ["EVAL_MIX_S"]) * 0.4)
+
 if QUICK:
     CCS = ["cubic", "vegas", "bbr"]
     MATRIX.update(duration_s=12, warmup_s=4)
