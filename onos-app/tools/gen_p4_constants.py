@@ -176,11 +176,12 @@ def main(argv):
     if len(present) < len(paths) and present:
         print('gen_p4_constants: WARNING: %s missing; constants from %s only'
               % (', '.join(sorted(set(paths) - set(present))), ', '.join(present)))
+    skipped = None
     if not present:
         if not fallback:
             raise SystemExit('gen_p4_constants: none of %s exists' % ', '.join(paths))
-        print('SKIPPED: ONOS app constants from committed P4Info (%s not committed yet; generated from the '
-              'contract %s)' % (', '.join(os.path.relpath(p) for p in paths), os.path.relpath(fallback)))
+        skipped = ('SKIPPED: ONOS app constants from committed P4Info (%s not committed yet; generated from the '
+                   'contract %s)' % (', '.join(os.path.relpath(p) for p in paths), os.path.relpath(fallback)))
         present = [fallback]
     infos = [(p, parse(open(p).read())) for p in present]
     note = ', '.join(os.path.relpath(p) for p in present)
@@ -190,7 +191,11 @@ def main(argv):
     if not os.path.exists(target) or open(target).read() != text:
         with open(target, 'w') as f:
             f.write(text)
+    # This line first: Maven prefixes the plugin's first output line with terminal codes,
+    # and a SKIPPED line must start its line to be counted by tools/run-tests.sh.
     print('gen_p4_constants: %s from %s' % (os.path.relpath(target), note))
+    if skipped:
+        print(skipped)
     # Say at build time whether the pipeconfs will carry a device config (p4/build/<profile>/ from `make p4`).
     for p in paths:
         if os.path.basename(os.path.dirname(os.path.dirname(p))) != 'p4info':
@@ -198,11 +203,13 @@ def main(argv):
         build = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(p))), 'build',
                              os.path.basename(os.path.dirname(p)))
         prof = os.path.basename(os.path.dirname(p))
-        if os.path.isdir(build):
+        # The same files PipeconfLoader looks for (and the pom bundles).
+        has = lambda *names: all(os.path.isfile(os.path.join(build, n)) for n in names)
+        if has('pipeline_config.pb.bin') or has(prof + '.bin', 'context.json'):
             print('gen_p4_constants: device config for %s: bundled from %s' % (prof, os.path.relpath(build)))
         else:
-            print('SKIPPED: device config in the %s pipeconf (%s absent: `make p4` needs bf-p4c; the .oar '
-                  'carries the P4Info only)' % (prof, os.path.relpath(build)))
+            print('SKIPPED: device config in the %s pipeconf (no pipeline_config.pb.bin or %s.bin + '
+                  'context.json in %s: `make p4` needs bf-p4c)' % (prof, prof, os.path.relpath(build)))
 
 
 if __name__ == '__main__':

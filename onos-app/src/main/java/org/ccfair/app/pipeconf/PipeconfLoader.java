@@ -28,7 +28,7 @@ import java.util.List;
  * from the P4Info bundled at /p4info/PROFILE/p4info.txt and, when the
  * compiled program was present at build time, its device configuration
  * (/p4build/PROFILE/: pipeline_config.pb.bin for Stratum bfrt, else
- * tofino.bin + context.json). Without a device configuration the pipeconf
+ * PROFILE.bin + context.json as p4/compile.sh leaves them). Without a device configuration the pipeconf
  * still works for a switch whose pipeline is loaded out of band; the log says so.
  */
 @Component(immediate = true)
@@ -98,7 +98,7 @@ public class PipeconfLoader {
                 .addExtension(PiPipeconf.ExtensionType.P4_INFO_TEXT, p4info);
         String dir = "/p4build/" + profile + "/";
         URL raw = getClass().getResource(dir + "pipeline_config.pb.bin");
-        URL bin = getClass().getResource(dir + "tofino.bin");
+        URL bin = getClass().getResource(dir + profile + ".bin"); // tofino.bin, tofino2.bin (p4/compile.sh)
         URL ctx = getClass().getResource(dir + "context.json");
         if (raw != null) {
             b.addExtension(PiPipeconf.ExtensionType.RAW_DEVICE_CONFIG, raw);
