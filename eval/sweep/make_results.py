@@ -63,6 +63,8 @@ MIX_AQMS = ["fifo", "ccfair"]
 # Time-boxed runs (shared machine): fewer RTT differences / shorter mixes, stated in the report.
 if os.environ.get("EVAL_RTT_DIFFS"):
     RTT_DIFFS = [int(x) for x in os.environ["EVAL_RTT_DIFFS"].split(",")]
+if os.environ.get("EVAL_MIXES"):  # indices into MIXES
+    MIXES = [MIXES[int(i)] for i in os.environ["EVAL_MIXES"].split(",")]
 if os.environ.get("EVAL_MIX_S"):
     MIX_RUN.update(duration_s=float(os.environ["EVAL_MIX_S"]), warmup_s=float(os.environ["EVAL_MIX_S"]) * 0.4)
 
