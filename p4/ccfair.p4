@@ -37,10 +37,17 @@ control IngressPipe(inout ingress_headers_t hdr,
     action init_md() {
         md.ig_port = (FabPortId_t)ig_intr_md.ingress_port;
         md.ts_us = ig_prsr_md.global_tstamp[41:10];
-        md.ts_s = (int<32>)ig_prsr_md.global_tstamp[41:10];
-        md.ts_pend = RTT_PENDING | (bit<32>)ig_prsr_md.global_tstamp[40:10];
-        md.now16 = ig_prsr_md.global_tstamp[35:20];
-        md.digest_tick = (bit<32>)(ig_prsr_md.global_tstamp >> CCFAIR_DIGEST_PERIOD_SHIFT);
+    }
+    // Every other time is derived from the one aligned 32-bit slice in a
+    // second action: slices of the 48-bit global_tstamp at several offsets
+    // split the fields into pieces PHV allocation could not place.
+    action init_times() {
+        md.ts_s = (int<32>)md.ts_us;
+        md.ts_pend = RTT_PENDING | md.ts_us;
+        // 2^20 ns units, low 2 bits forced to 2: even and never 0, which
+        // lets flow_tracker's sig_check encode its outcome (see there).
+        md.now16 = md.ts_us[25:12] ++ 2w2;
+        md.digest_tick = md.ts_us >> (CCFAIR_DIGEST_PERIOD_SHIFT - 10);
     }
     action init_l4_tcp() {
         md.l4_sport = hdr.tcp.src_port;
@@ -59,13 +66,12 @@ control IngressPipe(inout ingress_headers_t hdr,
         hdr.bridged.flow_new = 0;
         hdr.bridged.interval_end = 0;
         hdr.bridged.is_pkt_out = 0;
-        hdr.bridged._pad0 = 0;
-        hdr.bridged._pad1 = 0;
-        hdr.bridged.ig_port = md.ig_port;
+        hdr.bridged.ig_port = (bit<16>)ig_intr_md.ingress_port;
     }
 
     apply {
         init_md();
+        init_times();
         if (hdr.ipv4.isValid()) {
             md.ip_proto = hdr.ipv4.protocol;
             md.pkt_len32 = (bit<32>)hdr.ipv4.total_len;
@@ -136,9 +142,9 @@ control IngressPipe(inout ingress_headers_t hdr,
             queueing.apply(md, ig_tm_md);
             hdr.bridged.group = md.group;
             hdr.bridged.qid = md.qid;
-            hdr.bridged.tracked = md.tracked;
-            hdr.bridged.flow_new = md.flow_new;
-            hdr.bridged.interval_end = md.interval_end[0:0];
+            hdr.bridged.tracked = (bit<8>)md.tracked;
+            hdr.bridged.flow_new = (bit<8>)md.flow_new;
+            hdr.bridged.interval_end = md.interval_end;
             hdr.bridged.flow_idx = md.flow_idx;
             hdr.bridged.rtt_us = md.rtt_us;
             hdr.bridged.ig_ts = md.ts_us;
@@ -191,7 +197,7 @@ control EgressPipe(inout egress_headers_t hdr,
             init_md();
             if (eg_intr_md.egress_port == CPU_PORT) {
                 hdr.packet_in.setValid();
-                hdr.packet_in.ingress_port = hdr.bridged.ig_port;
+                hdr.packet_in.ingress_port = (FabPortId_t)hdr.bridged.ig_port[8:0];
                 hdr.packet_in._pad0 = 0;
                 if (hdr.shim.isValid()) {
                     // copy_to_cpu of a marked packet: the controller sees it as sent.

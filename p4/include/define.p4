@@ -58,10 +58,9 @@ const bit<8> BMD_MIRROR_UPDATE = 0xB2;
 const MirrorType_t MIRROR_TYPE_UPDATE = 1;
 const DigestType_t DIGEST_TYPE_RECLASS = 1;
 
-// Outcome of the signature check.
-const bit<8> TRK_HIT     = 1;
-const bit<8> TRK_NEW     = 2;
-const bit<8> TRK_COLLIDE = 3;
+// Outcome of the signature check (flow_tracker.p4: sig_check): 0 is a
+// collision, otherwise bit 0 tells a hit (1) from a new flow (0).
+const bit<16> TRK_COLLIDE = 0;
 
 // Index of the untracked counter.
 const bit<2> UNTRACKED_COLLISION = 0;

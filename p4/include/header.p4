@@ -82,24 +82,25 @@ header udp_h {
 
 // Ingress -> egress. The egress half of the classifier needs the finished
 // interval's statistics; the queue delay needs the ingress time.
+// Every field is whole bytes and written from one source: Tofino writes a
+// PHV container from at most two sources per action, and sub-byte fields
+// packed into one container (flags, a 9-bit port) broke that limit.
 header bridged_h {
-    bit<8>      bmd_type;
-    bit<1>      from_edge;
-    bit<1>      tracked;
-    bit<1>      flow_new;
-    bit<1>      interval_end;
-    bit<1>      is_pkt_out;
-    bit<3>      _pad0;
+    bit<8>      bmd_type;     // first byte: the egress parser looks ahead at it
+    bit<8>      from_edge;
+    bit<8>      tracked;
+    bit<8>      flow_new;
+    bit<8>      interval_end;
+    bit<8>      is_pkt_out;
     group_t     group;
     bit<8>      qid;
-    bit<7>      _pad1;
-    FabPortId_t ig_port;
+    bit<16>     ig_port;      // device port in the low 9 bits
     flow_idx_t  flow_idx;
     bit<32>     rtt_us;
     bit<32>     ig_ts;
     bit<32>     int_bytes;
-    bit<16>     int_pkts;   // finished interval's packets (pure ACKs included)
-    bit<16>     int_acks;   // finished interval's pure ACKs
+    bit<16>     int_pkts;     // finished interval's packets (pure ACKs included)
+    bit<16>     int_acks;     // finished interval's pure ACKs
 }
 
 // Egress -> mirrored copy (E2E mirror to the recirculation port).
@@ -159,7 +160,7 @@ struct ingress_metadata_t {
     bit<16>     port_hi;
     flow_idx_t  flow_idx;
     bit<16>     sig;
-    bit<8>      trk;
+    bit<16>     trk;        // sig_check output: 0 collision, even new, odd hit
     bit<8>      slot;
     bit<32>     ts_us;
     bit<32>     ts_pend;

@@ -70,12 +70,17 @@ control Aqm(inout egress_headers_t hdr,
         size = AQM_CFG_SIZE;
     }
 
+    // Separate actions so the difference is not folded into the saturating
+    // subtraction (two ALU stages in one action).
+    action queue_delay() { md.delay_us = md.eg_ts - hdr.bridged.ig_ts; }
+    action delay_excess() { md.delay_over = md.delay_us |-| md.target_delay; }
+
     apply {
         md.qidx = eg_intr_md.egress_port[6:0] ++ hdr.bridged.qid[QID_BITS - 1:0];
         md.depth = (bit<32>)eg_intr_md.enq_qdepth;
         aqm_cfg.apply();
-        md.delay_us = md.eg_ts - hdr.bridged.ig_ts;
-        md.delay_over = md.delay_us |-| md.target_delay;
+        queue_delay();
+        delay_excess();
         md.depth_over = md.depth |-| md.limit_cells;
         max_delay.execute(md.qidx);
         min_depth.execute(md.qidx);

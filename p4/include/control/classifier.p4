@@ -105,18 +105,20 @@ control Classifier(inout egress_headers_t hdr,
         }
     };
 
-    // lo = previous interval's packets (0 once the fair BDP was reached), hi = slow start done
+    // lo = previous interval's packets (0 once the fair BDP was reached),
+    // hi = slow-start state, which is also the output: SS_ACTIVE (0),
+    // SS_ENDED_NOW (ended at this interval end), SS_DONE (ended before).
+    // The output is the written hi half (no ALU is free for constants).
     RegisterAction<pair16_t, bit<FLOW_IDX_BITS>, bit<16>>(flow_ss) ss_end = {
         void apply(inout pair16_t v, out bit<16> rv) {
-            if (v.hi == 0) {
+            if (v.hi == SS_ACTIVE) {
                 if (md.ss_in < v.lo) {
-                    v.hi = 1;
-                    rv = SS_ENDED_NOW;
-                } else {
-                    rv = SS_ACTIVE;
+                    v.hi = SS_ENDED_NOW;
+                    rv = v.hi;
                 }
             } else {
-                rv = SS_DONE;
+                v.hi = SS_DONE;
+                rv = v.hi;
             }
             v.lo = md.ss_in;
         }
@@ -198,6 +200,26 @@ control Classifier(inout egress_headers_t hdr,
         }
     };
 
+    // Two actions, not one statement list: bf-p4c would copy-propagate the
+    // first results into the second and need two ALU stages in one action.
+    action interval_rate() {
+        md.lrate = md.log_b |-| md.log_r;
+        // Port thresholds as loaded raw by port_cfg: the fair rate in fine
+        // units, and minus one, as "x >= m" is "x |-| (m - 1) != 0".
+        md.fair_fine = md.fair_fine << CCFAIR_FINE_SHIFT;
+        md.m_ld1 = md.m_ld1 - 1;
+        md.m_pl1 = md.m_pl1 - 1;
+        md.m_m1 = md.m_m1 - 1;
+        // Data packets only: pure ACKs are not the flow's sending pattern.
+        md.int_data = hdr.bridged.int_pkts |-| hdr.bridged.int_acks;
+    }
+    action interval_gaps() {
+        md.lrate_s = (int<16>)md.lrate;
+        md.lr_pv = md.lrate;
+        md.bdp_gap = md.fair_fine |-| md.lrate;
+        md.sparse_gap = md.int_data |-| md.ant_max_pkts;
+    }
+
     action set_group(group_t group) { md.new_group = group; }
     table group_of {
         key = {
@@ -231,15 +253,10 @@ control Classifier(inout egress_headers_t hdr,
             log_bytes.apply();
             log_rtt.apply();
             rtt_band.apply();
-            md.lrate = md.log_b |-| md.log_r;
-            md.lrate_s = (int<16>)(md.log_b |-| md.log_r);
-            md.int_data = hdr.bridged.int_pkts |-| hdr.bridged.int_acks;
-            md.lr_pv = md.lrate;
-            md.bdp_gap = md.fair_fine |-| md.lrate;
+            interval_rate();
+            interval_gaps();
             md.bw_code = rate_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
             md.grew = qmax_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-            // Data packets only: pure ACKs are not the flow's sending pattern.
-            md.sparse_gap = md.int_data |-| md.ant_max_pkts;
             if (md.bdp_gap == 0) {
                 md.ss_in = 0;
             } else {

@@ -8,12 +8,14 @@ control EgPortCfg(inout egress_metadata_t md) {
                         bit<8> ss_drop) {
         md.role = role;
         md.tvf_profile = tvf_profile;
-        md.fair_fine = (bit<16>)fair_rate_bin << CCFAIR_FINE_SHIFT;
+        // Raw here; the classifier scales / decrements them (classifier.p4:
+        // interval_rate): Tofino cannot shift or add to action data in the
+        // action that loads it.
+        md.fair_fine = (bit<16>)fair_rate_bin;
         md.ant_max_pkts = ant_max_pkts;
-        // Thresholds minus one: "x >= m" is "x |-| (m - 1) != 0".
-        md.m_ld1 = m_ld - 1;
-        md.m_pl1 = m_pl - 1;
-        md.m_m1 = (bit<16>)(m_m - 1);
+        md.m_ld1 = m_ld;
+        md.m_pl1 = m_pl;
+        md.m_m1 = (bit<16>)m_m;
         md.ss_drop_en = ss_drop;
     }
     table port_cfg {

@@ -24,21 +24,27 @@ control FlowTracker(inout ingress_headers_t hdr,
     Register<bit<16>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_group;
     Counter<bit<32>, bit<2>>(UNTRACKED_SIZE, CounterType_t.PACKETS) untracked;
 
-    // --- signature: hit, claim of an empty / expired slot, or collision
-    RegisterAction<sig_pair_t, bit<FLOW_IDX_BITS>, bit<8>>(flow_sig) sig_check = {
-        void apply(inout sig_pair_t v, out bit<8> rv) {
+    // --- signature: hit, claim of an empty / expired slot, or collision.
+    // A Tofino stateful ALU on a pair register has one output and no ALU
+    // left for constants, so the outcome is encoded in the "seen" half it
+    // writes: md.now16 is even and never 0 (see init_md), a claim stores it
+    // as is, a hit stores it + 1 (odd), a collision writes nothing and
+    // outputs 0. The flag costs the timestamp 2 of its 16 bits of resolution
+    // (4 units = 4.2 ms), far below the expiry.
+    RegisterAction<sig_pair_t, bit<FLOW_IDX_BITS>, bit<16>>(flow_sig) sig_check = {
+        void apply(inout sig_pair_t v, out bit<16> rv) {
             if (md.now16 - v.seen > CCFAIR_EXPIRE_UNITS) {
                 // Empty, or idle longer than the expiry: (re)start a flow here.
                 // Modular difference: a stale slot looks busy again only for
                 // the expiry time once every 68.7 s.
                 v.sig = md.sig;
                 v.seen = md.now16;
-                rv = TRK_NEW;
+                rv = v.seen;
             } else if (v.sig == md.sig) {
-                v.seen = md.now16;
-                rv = TRK_HIT;
+                v.seen = md.now16 | 1;
+                rv = v.seen;
             } else {
-                rv = TRK_COLLIDE;
+                rv = 0;
             }
         }
     };
@@ -219,7 +225,7 @@ control FlowTracker(inout ingress_headers_t hdr,
             md.group = GROUP_ANT;
         } else {
             md.tracked = 1;
-            if (md.trk == TRK_NEW || md.syn_only == 1) {
+            if (md.trk[0:0] == 0 || md.syn_only == 1) {
                 // New slot or a new connection on it: start over as a mouse.
                 md.flow_new = 1;
                 md.fg_new = 2w2 ++ (bit<9>)md.eg_port ++ (bit<5>)GROUP_MOUSE;
