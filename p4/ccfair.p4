@@ -142,8 +142,8 @@ control IngressPipe(inout ingress_headers_t hdr,
             queueing.apply(md, ig_tm_md);
             hdr.bridged.group = md.group;
             hdr.bridged.qid = md.qid;
-            hdr.bridged.tracked = (bit<8>)md.tracked;
-            hdr.bridged.flow_new = (bit<8>)md.flow_new;
+            hdr.bridged.tracked = md.tracked;
+            hdr.bridged.flow_new = md.flow_new;
             hdr.bridged.interval_end = md.interval_end;
             hdr.bridged.flow_idx = md.flow_idx;
             hdr.bridged.rtt_us = md.rtt_us;

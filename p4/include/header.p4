@@ -168,8 +168,8 @@ struct ingress_metadata_t {
     bit<32>     deadline;
     bit<1>      syn_only;
     bit<1>      syn_ack;
-    bit<1>      flow_new;
-    bit<1>      tracked;
+    bit<8>      flow_new;   // bytes, like their bridged copies (one-source writes)
+    bit<8>      tracked;
     bit<8>      interval_end;
     bit<32>     int_bytes;
     bit<16>     int_pkts;
