@@ -29,7 +29,10 @@ MODULES = sorted(os.path.basename(p)[:-3] for p in glob.glob(os.path.join(TESTS,
 
 
 def ptf_list():
-    p = subprocess.run([os.path.join(REPO, ".venv", "bin", "ptf"), "--test-dir", TESTS, "--list"],
+    # PTF writes ptf.log into the working directory unless told otherwise; keep it under build/.
+    os.makedirs(os.path.join(REPO, "build"), exist_ok=True)
+    p = subprocess.run([os.path.join(REPO, ".venv", "bin", "ptf"), "--test-dir", TESTS, "--list",
+                        "--log-file", os.path.join(REPO, "build", "ptf-list.log")],
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
     return p.stdout
