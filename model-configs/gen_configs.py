@@ -207,22 +207,24 @@ def fabric_up_script(spec):
                  % (h["name"], h["ip"], hi, h["name"], hi, h["switch"], si))
         L.append("ip -n %s route add default via %s dev %s" % (h["name"], h["gw"], hi))
     L.append("# 4. per switch: tofino-model and stratum_bfrt in its namespace, P4Runtime forwarded to 127.0.0.1")
+    L.append("start_switch() {  # start_switch NAME P4RUNTIME_PORT_ON_LOOPBACK")
+    L.append('  local n=$1 p4rt=$2')
+    L.append('  mkdir -p "$LOG_DIR/$n-model" "$LOG_DIR/$n-stratum"')
+    L.append('  sed "s#%%BUILD_DIR%%#$BUILD_DIR#g" "$here/../ptf/%s/tofino-model.conf.json" > "$LOG_DIR/$n-target.conf"'
+             % prof)
+    L.append('  ip netns exec "sw-$n" "$SDE_INSTALL/bin/tofino-model" --chip-type %d -f "$here/$n/tofino-model-ports.json" '
+             '--p4-target-config "$LOG_DIR/$n-target.conf" --install-dir "$SDE_INSTALL" --log-dir "$LOG_DIR/$n-model" '
+             '> "$LOG_DIR/$n-model.log" 2>&1 &' % ps["chip_type"])
+    L.append('  ip netns exec "sw-$n" "$STRATUM_BFRT" -bf_sde_install="$SDE_INSTALL" -bf_sim -bf_switchd_background=true '
+             '-bf_switchd_cfg="$here/../ptf/%s/switchd.conf" -chassis_config_file="$here/$n/chassis_config.pb.txt" '
+             '-external_stratum_urls=0.0.0.0:9559 -persistent_config_dir="$LOG_DIR/$n-stratum" '
+             '-forwarding_pipeline_configs_file=/dev/null -log_dir="$LOG_DIR/$n-stratum" -enable_onlp=false '
+             '> "$LOG_DIR/$n-stratum.log" 2>&1 &' % prof)
+    L.append('  socat "TCP-LISTEN:$p4rt,bind=127.0.0.1,fork,reuseaddr" '
+             '"EXEC:ip netns exec sw-$n socat STDIO TCP\\:127.0.0.1\\:9559" > "$LOG_DIR/$n-p4rt-forward.log" 2>&1 &')
+    L.append("}")
     for i, s in enumerate(fab["switches"]):
-        n = s["name"]
-        L.append('mkdir -p "$LOG_DIR/%s-model" "$LOG_DIR/%s-stratum"' % (n, n))
-        L.append('sed "s#%%BUILD_DIR%%#$BUILD_DIR#g" "$here/../ptf/%s/tofino-model.conf.json" > "$LOG_DIR/%s-target.conf"'
-                 % (prof, n))
-        L.append('ip netns exec sw-%s "$SDE_INSTALL/bin/tofino-model" --chip-type %d -f "$here/%s/tofino-model-ports.json" '
-                 '--p4-target-config "$LOG_DIR/%s-target.conf" --install-dir "$SDE_INSTALL" --log-dir "$LOG_DIR/%s-model" '
-                 '> "$LOG_DIR/%s-model.log" 2>&1 &' % (n, ps["chip_type"], n, n, n, n))
-        L.append('ip netns exec sw-%s "$STRATUM_BFRT" -bf_sde_install="$SDE_INSTALL" -bf_sim -bf_switchd_background=true '
-                 '-bf_switchd_cfg="$here/../ptf/%s/switchd.conf" -chassis_config_file="$here/%s/chassis_config.pb.txt" '
-                 '-external_stratum_urls=0.0.0.0:9559 -persistent_config_dir="$LOG_DIR/%s-stratum" '
-                 '-forwarding_pipeline_configs_file=/dev/null -log_dir="$LOG_DIR/%s-stratum" -enable_onlp=false '
-                 '> "$LOG_DIR/%s-stratum.log" 2>&1 &' % (n, prof, n, n, n, n))
-        L.append('socat TCP-LISTEN:%d,bind=127.0.0.1,fork,reuseaddr '
-                 '"EXEC:ip netns exec sw-%s socat STDIO TCP\\:127.0.0.1\\:9559" > "$LOG_DIR/%s-p4rt-forward.log" 2>&1 &'
-                 % (fab["p4rt_base_port"] + i, n, n))
+        L.append("start_switch %s %d" % (s["name"], fab["p4rt_base_port"] + i))
     L.append('echo "fabric up: push $here/netcfg.json to ONOS (see model-configs/README.md); logs in $LOG_DIR"')
     return "\n".join(L) + "\n"
 

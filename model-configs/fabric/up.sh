@@ -51,24 +51,16 @@ ip link add h4-eth0 netns h4 address 00:00:00:00:02:02 type veth peer name leaf2
 ip -n h4 addr add 10.0.2.2/24 dev h4-eth0; ip -n h4 link set h4-eth0 up; ip -n sw-leaf2 link set leaf2-p2 up
 ip -n h4 route add default via 10.0.2.254 dev h4-eth0
 # 4. per switch: tofino-model and stratum_bfrt in its namespace, P4Runtime forwarded to 127.0.0.1
-mkdir -p "$LOG_DIR/leaf1-model" "$LOG_DIR/leaf1-stratum"
-sed "s#%BUILD_DIR%#$BUILD_DIR#g" "$here/../ptf/tofino/tofino-model.conf.json" > "$LOG_DIR/leaf1-target.conf"
-ip netns exec sw-leaf1 "$SDE_INSTALL/bin/tofino-model" --chip-type 2 -f "$here/leaf1/tofino-model-ports.json" --p4-target-config "$LOG_DIR/leaf1-target.conf" --install-dir "$SDE_INSTALL" --log-dir "$LOG_DIR/leaf1-model" > "$LOG_DIR/leaf1-model.log" 2>&1 &
-ip netns exec sw-leaf1 "$STRATUM_BFRT" -bf_sde_install="$SDE_INSTALL" -bf_sim -bf_switchd_background=true -bf_switchd_cfg="$here/../ptf/tofino/switchd.conf" -chassis_config_file="$here/leaf1/chassis_config.pb.txt" -external_stratum_urls=0.0.0.0:9559 -persistent_config_dir="$LOG_DIR/leaf1-stratum" -forwarding_pipeline_configs_file=/dev/null -log_dir="$LOG_DIR/leaf1-stratum" -enable_onlp=false > "$LOG_DIR/leaf1-stratum.log" 2>&1 &
-socat TCP-LISTEN:50001,bind=127.0.0.1,fork,reuseaddr "EXEC:ip netns exec sw-leaf1 socat STDIO TCP\:127.0.0.1\:9559" > "$LOG_DIR/leaf1-p4rt-forward.log" 2>&1 &
-mkdir -p "$LOG_DIR/leaf2-model" "$LOG_DIR/leaf2-stratum"
-sed "s#%BUILD_DIR%#$BUILD_DIR#g" "$here/../ptf/tofino/tofino-model.conf.json" > "$LOG_DIR/leaf2-target.conf"
-ip netns exec sw-leaf2 "$SDE_INSTALL/bin/tofino-model" --chip-type 2 -f "$here/leaf2/tofino-model-ports.json" --p4-target-config "$LOG_DIR/leaf2-target.conf" --install-dir "$SDE_INSTALL" --log-dir "$LOG_DIR/leaf2-model" > "$LOG_DIR/leaf2-model.log" 2>&1 &
-ip netns exec sw-leaf2 "$STRATUM_BFRT" -bf_sde_install="$SDE_INSTALL" -bf_sim -bf_switchd_background=true -bf_switchd_cfg="$here/../ptf/tofino/switchd.conf" -chassis_config_file="$here/leaf2/chassis_config.pb.txt" -external_stratum_urls=0.0.0.0:9559 -persistent_config_dir="$LOG_DIR/leaf2-stratum" -forwarding_pipeline_configs_file=/dev/null -log_dir="$LOG_DIR/leaf2-stratum" -enable_onlp=false > "$LOG_DIR/leaf2-stratum.log" 2>&1 &
-socat TCP-LISTEN:50002,bind=127.0.0.1,fork,reuseaddr "EXEC:ip netns exec sw-leaf2 socat STDIO TCP\:127.0.0.1\:9559" > "$LOG_DIR/leaf2-p4rt-forward.log" 2>&1 &
-mkdir -p "$LOG_DIR/spine1-model" "$LOG_DIR/spine1-stratum"
-sed "s#%BUILD_DIR%#$BUILD_DIR#g" "$here/../ptf/tofino/tofino-model.conf.json" > "$LOG_DIR/spine1-target.conf"
-ip netns exec sw-spine1 "$SDE_INSTALL/bin/tofino-model" --chip-type 2 -f "$here/spine1/tofino-model-ports.json" --p4-target-config "$LOG_DIR/spine1-target.conf" --install-dir "$SDE_INSTALL" --log-dir "$LOG_DIR/spine1-model" > "$LOG_DIR/spine1-model.log" 2>&1 &
-ip netns exec sw-spine1 "$STRATUM_BFRT" -bf_sde_install="$SDE_INSTALL" -bf_sim -bf_switchd_background=true -bf_switchd_cfg="$here/../ptf/tofino/switchd.conf" -chassis_config_file="$here/spine1/chassis_config.pb.txt" -external_stratum_urls=0.0.0.0:9559 -persistent_config_dir="$LOG_DIR/spine1-stratum" -forwarding_pipeline_configs_file=/dev/null -log_dir="$LOG_DIR/spine1-stratum" -enable_onlp=false > "$LOG_DIR/spine1-stratum.log" 2>&1 &
-socat TCP-LISTEN:50003,bind=127.0.0.1,fork,reuseaddr "EXEC:ip netns exec sw-spine1 socat STDIO TCP\:127.0.0.1\:9559" > "$LOG_DIR/spine1-p4rt-forward.log" 2>&1 &
-mkdir -p "$LOG_DIR/spine2-model" "$LOG_DIR/spine2-stratum"
-sed "s#%BUILD_DIR%#$BUILD_DIR#g" "$here/../ptf/tofino/tofino-model.conf.json" > "$LOG_DIR/spine2-target.conf"
-ip netns exec sw-spine2 "$SDE_INSTALL/bin/tofino-model" --chip-type 2 -f "$here/spine2/tofino-model-ports.json" --p4-target-config "$LOG_DIR/spine2-target.conf" --install-dir "$SDE_INSTALL" --log-dir "$LOG_DIR/spine2-model" > "$LOG_DIR/spine2-model.log" 2>&1 &
-ip netns exec sw-spine2 "$STRATUM_BFRT" -bf_sde_install="$SDE_INSTALL" -bf_sim -bf_switchd_background=true -bf_switchd_cfg="$here/../ptf/tofino/switchd.conf" -chassis_config_file="$here/spine2/chassis_config.pb.txt" -external_stratum_urls=0.0.0.0:9559 -persistent_config_dir="$LOG_DIR/spine2-stratum" -forwarding_pipeline_configs_file=/dev/null -log_dir="$LOG_DIR/spine2-stratum" -enable_onlp=false > "$LOG_DIR/spine2-stratum.log" 2>&1 &
-socat TCP-LISTEN:50004,bind=127.0.0.1,fork,reuseaddr "EXEC:ip netns exec sw-spine2 socat STDIO TCP\:127.0.0.1\:9559" > "$LOG_DIR/spine2-p4rt-forward.log" 2>&1 &
+start_switch() {  # start_switch NAME P4RUNTIME_PORT_ON_LOOPBACK
+  local n=$1 p4rt=$2
+  mkdir -p "$LOG_DIR/$n-model" "$LOG_DIR/$n-stratum"
+  sed "s#%BUILD_DIR%#$BUILD_DIR#g" "$here/../ptf/tofino/tofino-model.conf.json" > "$LOG_DIR/$n-target.conf"
+  ip netns exec "sw-$n" "$SDE_INSTALL/bin/tofino-model" --chip-type 2 -f "$here/$n/tofino-model-ports.json" --p4-target-config "$LOG_DIR/$n-target.conf" --install-dir "$SDE_INSTALL" --log-dir "$LOG_DIR/$n-model" > "$LOG_DIR/$n-model.log" 2>&1 &
+  ip netns exec "sw-$n" "$STRATUM_BFRT" -bf_sde_install="$SDE_INSTALL" -bf_sim -bf_switchd_background=true -bf_switchd_cfg="$here/../ptf/tofino/switchd.conf" -chassis_config_file="$here/$n/chassis_config.pb.txt" -external_stratum_urls=0.0.0.0:9559 -persistent_config_dir="$LOG_DIR/$n-stratum" -forwarding_pipeline_configs_file=/dev/null -log_dir="$LOG_DIR/$n-stratum" -enable_onlp=false > "$LOG_DIR/$n-stratum.log" 2>&1 &
+  socat "TCP-LISTEN:$p4rt,bind=127.0.0.1,fork,reuseaddr" "EXEC:ip netns exec sw-$n socat STDIO TCP\:127.0.0.1\:9559" > "$LOG_DIR/$n-p4rt-forward.log" 2>&1 &
+}
+start_switch leaf1 50001
+start_switch leaf2 50002
+start_switch spine1 50003
+start_switch spine2 50004
 echo "fabric up: push $here/netcfg.json to ONOS (see model-configs/README.md); logs in $LOG_DIR"
