@@ -173,7 +173,7 @@ def fabric_switch_ports(spec, sw):
 
 
 def fabric_up_script(spec):
-    """Straight-line bring-up commands (what model-configs/README.md walks through)."""
+    """Bring-up commands (what model-configs/README.md walks through); step 4 is one function called per switch."""
     fab = spec["fabric"]
     prof = fab["profile"]
     ps = spec["profiles"][prof]
