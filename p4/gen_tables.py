@@ -123,8 +123,8 @@ def entries_group(p):
     rows.append((any_, (0, 0xFFFF), any_, any_, any_, mouse))
     for f in range(3):
         for b in range(k):
-            rows.append((any_, any_, (0, 0xFFFF), (f, 0xFF), (b, 0xFF), by_family[f](b)))
-        rows.append((any_, any_, (0, 0xFFFF), (f, 0xFF), any_, by_family[f](k - 1)))
+            rows.append((any_, any_, (0, 0xFF), (f, 0xFF), (b, 0xFF), by_family[f](b)))
+        rows.append((any_, any_, (0, 0xFF), (f, 0xFF), any_, by_family[f](k - 1)))
     for b in range(k):
         rows.append((any_, any_, any_, any_, (b, 0xFF), model(b)))
     rows.append((any_, any_, any_, any_, any_, model(k - 1)))

@@ -6,12 +6,12 @@
 @controller_header("packet_in")
 header packet_in_h {
     FabPortId_t ingress_port;
-    bit<7>      _pad0;
+    @padding bit<7> _pad0;
 }
 
 @controller_header("packet_out")
 header packet_out_h {
-    bit<7>      _pad0;
+    @padding bit<7> _pad0;
     FabPortId_t egress_port;
 }
 
@@ -87,20 +87,19 @@ header udp_h {
 // packed into one container (flags, a 9-bit port) broke that limit.
 header bridged_h {
     bit<8>      bmd_type;     // first byte: the egress parser looks ahead at it
-    bit<8>      from_edge;
-    bit<8>      tracked;
-    bit<8>      flow_new;
-    bit<8>      interval_end;
-    bit<8>      is_pkt_out;
-    group_t     group;
-    bit<8>      qid;
-    bit<16>     ig_port;      // device port in the low 9 bits
-    flow_idx_t  flow_idx;
-    bit<32>     rtt_us;
-    bit<32>     ig_ts;
-    bit<32>     int_bytes;
-    bit<16>     int_pkts;     // finished interval's packets (pure ACKs included)
-    bit<16>     int_acks;     // finished interval's pure ACKs
+    @flexible bit<8>      from_edge;
+    @flexible bit<8>      tracked;
+    @flexible bit<8>      flow_new;
+    @flexible bit<8>      interval_end;
+    @flexible bit<8>      is_pkt_out;
+    @flexible group_t     group;
+    @flexible bit<8>      qid;
+    @flexible PortId_t    ig_port;
+    @flexible flow_idx_t  flow_idx;
+    @flexible bit<32>     rtt_us;
+    @flexible bit<32>     ig_ts;
+    @flexible bit<32>     int_bytes;
+    @flexible bit<16>     int_pkts;     // finished interval's data packets (no pure ACKs)
 }
 
 // Egress -> mirrored copy (E2E mirror to the recirculation port).
@@ -114,7 +113,6 @@ header update_mirror_h {
 struct ingress_headers_t {
     packet_in_h  packet_in;
     packet_out_h packet_out;
-    bridged_h    bridged;
     ethernet_h   ethernet;
     shim_h       shim;
     update_h     update;
@@ -141,6 +139,7 @@ struct reclass_digest_t {
 }
 
 struct ingress_metadata_t {
+    bridged_h   bridged;    // emitted first; written where each value is computed
     FabPortId_t ig_port;
     FabPortId_t eg_port;
     bit<8>      role;
@@ -158,34 +157,23 @@ struct ingress_metadata_t {
     ipv4_addr_t ip_hi;
     bit<16>     port_lo;
     bit<16>     port_hi;
-    flow_idx_t  flow_idx;
     bit<16>     sig;
     bit<16>     trk;        // sig_check output: 0 collision, even new, odd hit
     bit<8>      slot;
-    bit<32>     ts_us;
     bit<32>     ts_pend;
     int<32>     ts_s;
     bit<32>     deadline;
     bit<1>      syn_only;
     bit<1>      syn_ack;
-    bit<8>      flow_new;   // bytes, like their bridged copies (one-source writes)
-    bit<8>      tracked;
-    bit<8>      interval_end;
-    bit<32>     int_bytes;
-    bit<16>     int_pkts;
-    bit<16>     int_acks;
-    bit<16>     pure_ack;
+    bit<16>     data_pkt;   // 0 for a pure ACK, else 1
     bit<32>     pkt_len32;
-    group_t     group;
-    bit<8>      qid;
     bit<16>     now16;
     bit<32>     rtt_raw;
-    bit<32>     rtt_us;
     bit<16>     pkt_len;
     bit<16>     fg_new;
     bit<16>     fg_old;
     bit<1>      fg_written;
-    bit<32>     digest_tick;
+    bit<16>     digest_tick;
     bit<1>      digest_ok;
     reclass_digest_t digest;
 }
@@ -195,7 +183,7 @@ struct egress_metadata_t {
     bit<16>     eg_port16;
     bit<32>     eg_ts;
     bit<16>     ctv_now;
-    bit<32>     update_tick;
+    bit<16>     update_tick;
     // port configuration
     bit<8>      role;
     bit<8>      tvf_profile;
@@ -203,7 +191,7 @@ struct egress_metadata_t {
     bit<16>     ant_max_pkts;
     bit<8>      m_ld1;
     bit<8>      m_pl1;
-    bit<16>     m_m1;
+    bit<8>      m_m1;
     bit<8>      ss_drop_en;
     // AQM
     bit<32>     target_delay;
@@ -229,20 +217,18 @@ struct egress_metadata_t {
     bit<16>     log_b;
     bit<16>     log_r;
     bit<16>     lrate;
-    int<16>     lrate_s;
     bit<16>     bdp_gap;
     bit<16>     sparse_gap;
     bit<16>     ld;
-    bit<8>      grew;
+    bit<16>     qmax_done;
     bit<8>      aggr;
     bit<8>      t_ld;
     bit<8>      t_pl;
     bit<8>      family;
-    bit<16>     bw_code;
-    bit<16>     bw_count;
-    bit<16>     t_mm;
+    bit<8>      bw_code;
+    bit<8>      bw_count;
+    bit<8>      t_mm;
     bit<16>     ss_in;
-    bit<16>     int_data;
     bit<16>     ss_state;
     bit<8>      band;
     group_t     new_group;

@@ -10,13 +10,23 @@ parser IngressParserImpl(packet_in pkt,
     state start {
         // Flags and values read before they may be written start at 0.
         md.routed = 0; md.punt = 0; md.has_port = 0; md.is_update = 0; md.track = 0;
-        md.syn_only = 0; md.syn_ack = 0; md.flow_new = 0; md.tracked = 0;
-        md.interval_end = 0; md.int_bytes = 0; md.int_pkts = 0; md.rtt_us = 0;
-        md.int_acks = 0; md.pure_ack = 0;
-        md.flow_idx = 0; md.fg_written = 0; md.slot = 0; md.qid = 0; md.group = 0;
+        md.syn_only = 0; md.syn_ack = 0; md.data_pkt = 1;
+        md.fg_written = 0; md.slot = 0;
         md.l4_sport = 0; md.l4_dport = 0; md.ip_proto = 0; md.pkt_len32 = 0;
         md.eg_port = (FabPortId_t)0;
         pkt.extract(ig_intr_md);
+        // Bridged metadata is set up here, in the parser: constants written
+        // by an action would be one more source for the containers the
+        // pipeline's actions write (Tofino allows two per container).
+        md.bridged.setValid();
+        md.bridged.bmd_type = BMD_BRIDGED;
+        md.bridged.from_edge = 0; md.bridged.is_pkt_out = 0;
+        md.bridged.tracked = 0; md.bridged.flow_new = 0; md.bridged.interval_end = 0;
+        md.bridged.group = GROUP_ANT; md.bridged.qid = 0; md.bridged.flow_idx = 0;
+        md.bridged.rtt_us = 0; md.bridged.int_bytes = 0; md.bridged.int_pkts = 0;
+        md.bridged.ig_port = ig_intr_md.ingress_port;
+        // Copied here, not in an action, so tables can key on it in stage 0.
+        md.ig_port = (FabPortId_t)ig_intr_md.ingress_port;
         pkt.advance(PORT_METADATA_SIZE);
         transition select(ig_intr_md.ingress_port) {
             CPU_PORT: parse_packet_out;
@@ -25,6 +35,7 @@ parser IngressParserImpl(packet_in pkt,
     }
     state parse_packet_out {
         pkt.extract(hdr.packet_out);
+        md.bridged.is_pkt_out = 1;
         transition parse_ethernet;
     }
     state parse_ethernet {
@@ -49,6 +60,7 @@ parser IngressParserImpl(packet_in pkt,
     }
     state parse_ipv4 {
         pkt.extract(hdr.ipv4);
+        md.ip_proto = hdr.ipv4.protocol;
         // Options and fragments: no L4 header, the packet is an ant.
         transition select(hdr.ipv4.ihl, hdr.ipv4.frag_offset, hdr.ipv4.protocol) {
             (5, 0, IP_PROTO_TCP): parse_tcp;
@@ -58,10 +70,14 @@ parser IngressParserImpl(packet_in pkt,
     }
     state parse_tcp {
         pkt.extract(hdr.tcp);
+        md.l4_sport = hdr.tcp.src_port;
+        md.l4_dport = hdr.tcp.dst_port;
         transition accept;
     }
     state parse_udp {
         pkt.extract(hdr.udp);
+        md.l4_sport = hdr.udp.src_port;
+        md.l4_dport = hdr.udp.dst_port;
         transition accept;
     }
 }
@@ -84,7 +100,7 @@ control IngressDeparserImpl(packet_out pkt,
         if (ig_dprsr_md.digest_type == DIGEST_TYPE_RECLASS) {
             reclass_digest.pack(md.digest);
         }
-        pkt.emit(hdr.bridged);
+        pkt.emit(md.bridged);
         pkt.emit(hdr.ethernet);
         pkt.emit(hdr.shim);
         pkt.emit(hdr.ipv4);
@@ -101,6 +117,8 @@ parser EgressParserImpl(packet_in pkt,
         md.drop = 0; md.mark = 0; md.ss_drop = 0; md.lr_pv = 0; md.role = 0;
         md.new_group = 0; md.mirror_flow_idx = 0;
         pkt.extract(eg_intr_md);
+        // Copied here so port tables can key on it in stage 0.
+        md.eg_port = (FabPortId_t)eg_intr_md.egress_port;
         transition select(pkt.lookahead<bit<8>>()) {
             BMD_MIRROR_UPDATE: parse_update_mirror;
             default: parse_bridged;

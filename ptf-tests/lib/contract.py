@@ -49,7 +49,7 @@ TABLES = {
         "actions": [EG + ".port_cfg.set_port_cfg"],
     },
     EG + ".classifier.rtt_band": {
-        "keys": {"rtt_us": ("RANGE", 32)},
+        "keys": {"rtt_us": ("RANGE", 20)},
         "actions": [EG + ".classifier.set_rtt_band"],
     },
     EG + ".marker.tvf": {
@@ -92,17 +92,17 @@ REGISTERS = {
     IG + ".flow_tracker.flow_deadline": 32,
     IG + ".flow_tracker.flow_pkts": 16,
     IG + ".flow_tracker.flow_bytes": 32,
-    IG + ".flow_tracker.flow_acks": 16,
     IG + ".flow_tracker.flow_group": 16,
-    EG + ".classifier.flow_bwest": 32,
-    EG + ".classifier.flow_aggr": 8,
+    EG + ".classifier.flow_bwest": 16,
+    EG + ".classifier.flow_aggr": 32,
     EG + ".classifier.flow_family": 8,
 }
 
 # registers whose cells are structs: members in order, (name, width); reads return them as a list
 REGISTER_FIELDS = {
     IG + ".flow_tracker.flow_sig": [("sig", 16), ("seen", 16)],
-    EG + ".classifier.flow_bwest": [("lo", 16), ("hi", 16)],  # lo: last interval was "up"; hi: patterns
+    EG + ".classifier.flow_bwest": [("lo", 8), ("hi", 8)],  # lo: last interval was "up"; hi: patterns
+    EG + ".classifier.flow_aggr": [("lo", 16), ("hi", 16)],  # lo: previous max depth; hi: growth count
 }
 
 # indirect counter -> unit (P4Info CounterSpec.Unit name)

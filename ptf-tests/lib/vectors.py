@@ -223,8 +223,10 @@ def translate(vec, params=None, scale=DEFAULT_SCALE, shaped_rate_bps=None):
                     checks["group"] = group_id(val, i)
                 elif key == "rtt_us":
                     checks["rtt_us"] = [us(val[0]), us(val[1])]
-                elif key in ("interval_pkts", "interval_acks"):
+                elif key == "interval_pkts":
                     checks[key] = val
+                elif key == "interval_acks":
+                    plan.skip(i, key, "the program keeps no per-flow pure-ACK count (docs/dataplane.md, Registers)")
                 elif key == "aggr":
                     checks["aggr"] = val
                 elif key == "bwest":

@@ -75,6 +75,37 @@ control Aqm(inout egress_headers_t hdr,
     action queue_delay() { md.delay_us = md.eg_ts - hdr.bridged.ig_ts; }
     action delay_excess() { md.delay_over = md.delay_us |-| md.target_delay; }
 
+    // Verdict as a small ternary table: gateways cannot test the computed
+    // 32-bit excess ("condition expression too complex"). First match wins.
+    action pass() { }
+    action limit_drop() {
+        md.drop = 1;
+        q_limit_drops.count(md.qidx);
+    }
+    action pv_drop() { md.drop = 1; }
+    action pv_mark() { md.mark = 1; }
+    table aqm_verdict {
+        key = {
+            md.depth_over: ternary;
+            md.pv_below: ternary;
+            hdr.ipv4.isValid(): ternary;
+            hdr.ipv4.ecn: ternary;
+            md.ecn_en: ternary;
+        }
+        actions = { pass; limit_drop; pv_drop; pv_mark; }
+        const entries = {
+            (0, 0, _, _, _) : pass();                   // under the limit, PV >= CTV
+            (0, _, false, _, _) : pv_drop();            // PV < CTV, not IPv4
+            (0, _, true, 0, _) : pv_drop();             // PV < CTV, not ECN-capable
+            (0, _, true, _, 0) : pv_drop();             // PV < CTV, ECN off for the queue
+            (0, _, true, _, _) : pv_mark();             // PV < CTV, ECT: CE instead
+            (_, _, _, _, _) : limit_drop();             // over the buffer limit
+        }
+        // An entry, not the default: its counter index needs the hash unit.
+        const default_action = pass();
+        size = 8;
+    }
+
     apply {
         md.qidx = eg_intr_md.egress_port[6:0] ++ hdr.bridged.qid[QID_BITS - 1:0];
         md.depth = (bit<32>)eg_intr_md.enq_qdepth;
@@ -84,25 +115,20 @@ control Aqm(inout egress_headers_t hdr,
         md.depth_over = md.depth |-| md.limit_cells;
         max_delay.execute(md.qidx);
         min_depth.execute(md.qidx);
-        if (ctv_tick.execute(md.qidx) == 1) {
-            if (md.delay_over != 0) {
-                md.ctv = ctv_up.execute(md.qidx);
+        bit<1> tick;
+        AT_STAGE(STAGE_EG_CTV_TICK) { tick = ctv_tick.execute(md.qidx); }
+        AT_STAGE(STAGE_EG_CTV) {
+            if (tick == 1) {
+                if (md.delay_over != 0) {
+                    md.ctv = ctv_up.execute(md.qidx);
+                } else {
+                    md.ctv = ctv_down.execute(md.qidx);
+                }
             } else {
-                md.ctv = ctv_down.execute(md.qidx);
-            }
-        } else {
-            md.ctv = ctv_read.execute(md.qidx);
-        }
-        md.pv_below = md.ctv |-| hdr.shim.pv;
-        if (md.depth_over != 0) {
-            md.drop = 1;
-            q_limit_drops.count(md.qidx);
-        } else if (md.pv_below != 0) {
-            if (hdr.ipv4.isValid() && hdr.ipv4.ecn != 0 && md.ecn_en != 0) {
-                md.mark = 1;
-            } else {
-                md.drop = 1;
+                md.ctv = ctv_read.execute(md.qidx);
             }
         }
+        AT_STAGE(STAGE_EG_PV_BELOW) { md.pv_below = md.ctv |-| hdr.shim.pv; }
+        AT_STAGE(STAGE_EG_VERDICT) { aqm_verdict.apply(); }
     }
 }

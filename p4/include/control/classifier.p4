@@ -8,6 +8,11 @@
 // differs from the one ingress queued the packet as is sent to ingress by a
 // truncated mirror copy (at most UPDATE rate per pipe; retried at the next
 // interval end if suppressed).
+struct pair8_t {
+    bit<8> lo;
+    bit<8> hi;
+}
+
 struct pair16_t {
     bit<16> lo;
     bit<16> hi;
@@ -18,12 +23,12 @@ control Classifier(inout egress_headers_t hdr,
                    in egress_intrinsic_metadata_t eg_intr_md,
                    inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md) {
     Register<int<16>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_rate;
-    Register<pair16_t, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_bwest;
+    Register<pair8_t, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_bwest;
     Register<pair16_t, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_ss;
-    Register<pair16_t, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_qmax;
-    Register<bit<8>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_aggr;
+    Register<bit<16>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_qmax;
+    Register<pair16_t, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_aggr;
     Register<bit<8>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_family;
-    Register<bit<32>, bit<1>>(1) update_limiter;
+    Register<bit<16>, bit<1>>(1) update_limiter;
 
     // --- logarithms (const, generated): fine units, FINE_PER_DECADE per decade
     action set_log_bytes(bit<16> log_b) { md.log_b = log_b; }
@@ -37,7 +42,7 @@ control Classifier(inout egress_headers_t hdr,
     }
     action set_log_rtt(bit<16> log_r) { md.log_r = log_r; }
     table log_rtt {
-        key = { hdr.bridged.rtt_us: ternary @name("rtt_us"); }
+        key = { hdr.bridged.rtt_us: ternary @name("rtt_us_log"); }  // const; rtt_band has "rtt_us"
         actions = { set_log_rtt; }
         const entries = {
 #include "entries_log_rtt.p4"
@@ -56,8 +61,13 @@ control Classifier(inout egress_headers_t hdr,
 
     // --- RTT band = sub-group of the delay and loss families
     action set_rtt_band(bit<8> band) { md.band = band; }
+    // A range key may span at most 5 nibbles on Tofino: 20 bits hold every
+    // clamped RTT (max_rtt_us in 2^10 ns units).
+#if CCFAIR_RTT_MAX_UNITS >= (1 << 20)
+#error "max_rtt_us too large for the 20-bit rtt_band key"
+#endif
     table rtt_band {
-        key = { hdr.bridged.rtt_us: range @name("rtt_us"); }
+        key = { hdr.bridged.rtt_us[19:0]: range @name("rtt_us"); }
         actions = { set_rtt_band; }
         default_action = set_rtt_band(0);
         size = RTT_BAND_SIZE;
@@ -65,16 +75,16 @@ control Classifier(inout egress_headers_t hdr,
 
     // --- rate of the finished interval; BwEst up (1) / down (2) vs the previous
     // one. Signed: the rates are logarithms, a difference is a ratio.
-    RegisterAction<int<16>, bit<FLOW_IDX_BITS>, bit<16>>(flow_rate) rate_end = {
-        void apply(inout int<16> v, out bit<16> rv) {
-            if (md.lrate_s - v >= CCFAIR_BWEST_UP_FINE) {
+    RegisterAction<int<16>, bit<FLOW_IDX_BITS>, bit<8>>(flow_rate) rate_end = {
+        void apply(inout int<16> v, out bit<8> rv) {
+            if ((int<16>)md.lrate - v >= CCFAIR_BWEST_UP_FINE) {
                 rv = 1;
-            } else if (v - md.lrate_s >= CCFAIR_BWEST_DOWN_FINE) {
+            } else if (v - (int<16>)md.lrate >= CCFAIR_BWEST_DOWN_FINE) {
                 rv = 2;
             } else {
                 rv = 0;
             }
-            v = md.lrate_s;
+            v = (int<16>)md.lrate;
         }
     };
     RegisterAction<int<16>, bit<FLOW_IDX_BITS>, int<16>>(flow_rate) rate_read = {
@@ -89,8 +99,8 @@ control Classifier(inout egress_headers_t hdr,
     };
 
     // lo = last interval was an "up", hi = number of up-then-down patterns
-    RegisterAction<pair16_t, bit<FLOW_IDX_BITS>, bit<16>>(flow_bwest) bwest_end = {
-        void apply(inout pair16_t v, out bit<16> rv) {
+    RegisterAction<pair8_t, bit<FLOW_IDX_BITS>, bit<8>>(flow_bwest) bwest_end = {
+        void apply(inout pair8_t v, out bit<8> rv) {
             if (md.bw_code == 2 && v.lo == 1) {
                 v.hi = v.hi |+| 1;
             }
@@ -98,8 +108,8 @@ control Classifier(inout egress_headers_t hdr,
             rv = v.hi;
         }
     };
-    RegisterAction<pair16_t, bit<FLOW_IDX_BITS>, bit<16>>(flow_bwest) bwest_reset = {
-        void apply(inout pair16_t v) {
+    RegisterAction<pair8_t, bit<FLOW_IDX_BITS>, bit<8>>(flow_bwest) bwest_reset = {
+        void apply(inout pair8_t v) {
             v.lo = 0;
             v.hi = 0;
         }
@@ -130,45 +140,44 @@ control Classifier(inout egress_headers_t hdr,
         }
     };
 
-    // lo = max pseudo-log depth of this interval, hi = of the previous one
-    RegisterAction<pair16_t, bit<FLOW_IDX_BITS>, bit<8>>(flow_qmax) qmax_pkt = {
-        void apply(inout pair16_t v) {
-            if (md.ld > v.lo) {
-                v.lo = md.ld;
+    // Max pseudo-log enqueue depth of the running interval.
+    RegisterAction<bit<16>, bit<FLOW_IDX_BITS>, bit<16>>(flow_qmax) qmax_pkt = {
+        void apply(inout bit<16> v) {
+            if (md.ld > v) {
+                v = md.ld;
             }
         }
     };
-    RegisterAction<pair16_t, bit<FLOW_IDX_BITS>, bit<8>>(flow_qmax) qmax_end = {
-        void apply(inout pair16_t v, out bit<8> rv) {
-            if (v.lo > v.hi) {
-                rv = 1;
-            } else {
-                rv = 0;
-            }
-            v.hi = v.lo;
-            v.lo = md.ld;
+    RegisterAction<bit<16>, bit<FLOW_IDX_BITS>, bit<16>>(flow_qmax) qmax_end = {
+        void apply(inout bit<16> v, out bit<16> rv) {
+            rv = v;
+            v = md.ld;
         }
     };
-    RegisterAction<pair16_t, bit<FLOW_IDX_BITS>, bit<8>>(flow_qmax) qmax_reset = {
-        void apply(inout pair16_t v) {
-            v.lo = md.ld;
-            v.hi = 0xFFFF;
+    RegisterAction<bit<16>, bit<FLOW_IDX_BITS>, bit<16>>(flow_qmax) qmax_reset = {
+        void apply(inout bit<16> v) {
+            v = md.ld;
         }
     };
 
-    RegisterAction<bit<8>, bit<FLOW_IDX_BITS>, bit<8>>(flow_aggr) aggr_end = {
-        void apply(inout bit<8> v, out bit<8> rv) {
-            if (md.grew == 1) {
-                v = v |+| 1;
+    // lo = previous interval's max depth, hi = intervals in a row whose max
+    // grew. The growth test compares the finished max (PHV) with lo: a
+    // stateful ALU cannot compare its two memory halves with each other.
+    RegisterAction<pair16_t, bit<FLOW_IDX_BITS>, bit<16>>(flow_aggr) aggr_end = {
+        void apply(inout pair16_t v, out bit<16> rv) {
+            if (md.qmax_done > v.lo) {
+                v.hi = v.hi |+| 1;
             } else {
-                v = 0;
+                v.hi = 0;
             }
-            rv = v;
+            v.lo = md.qmax_done;
+            rv = v.hi;
         }
     };
-    RegisterAction<bit<8>, bit<FLOW_IDX_BITS>, bit<8>>(flow_aggr) aggr_reset = {
-        void apply(inout bit<8> v) {
-            v = 0;
+    RegisterAction<pair16_t, bit<FLOW_IDX_BITS>, bit<16>>(flow_aggr) aggr_reset = {
+        void apply(inout pair16_t v) {
+            v.lo = 0xFFFF;   // the first interval never counts as growth
+            v.hi = 0;
         }
     };
 
@@ -189,8 +198,8 @@ control Classifier(inout egress_headers_t hdr,
         }
     };
 
-    RegisterAction<bit<32>, bit<1>, bit<1>>(update_limiter) update_allow = {
-        void apply(inout bit<32> v, out bit<1> rv) {
+    RegisterAction<bit<16>, bit<1>, bit<1>>(update_limiter) update_allow = {
+        void apply(inout bit<16> v, out bit<1> rv) {
             if (v != md.update_tick) {
                 v = md.update_tick;
                 rv = 1;
@@ -200,8 +209,8 @@ control Classifier(inout egress_headers_t hdr,
         }
     };
 
-    // Two actions, not one statement list: bf-p4c would copy-propagate the
-    // first results into the second and need two ALU stages in one action.
+    // Separate actions, not one statement list: bf-p4c would copy-propagate
+    // the first results into the next and need two ALU stages in one action.
     action interval_rate() {
         md.lrate = md.log_b |-| md.log_r;
         // Port thresholds as loaded raw by port_cfg: the fair rate in fine
@@ -210,14 +219,11 @@ control Classifier(inout egress_headers_t hdr,
         md.m_ld1 = md.m_ld1 - 1;
         md.m_pl1 = md.m_pl1 - 1;
         md.m_m1 = md.m_m1 - 1;
-        // Data packets only: pure ACKs are not the flow's sending pattern.
-        md.int_data = hdr.bridged.int_pkts |-| hdr.bridged.int_acks;
+        md.sparse_gap = hdr.bridged.int_pkts |-| md.ant_max_pkts;
     }
     action interval_gaps() {
-        md.lrate_s = (int<16>)md.lrate;
         md.lr_pv = md.lrate;
         md.bdp_gap = md.fair_fine |-| md.lrate;
-        md.sparse_gap = md.int_data |-| md.ant_max_pkts;
     }
 
     action set_group(group_t group) { md.new_group = group; }
@@ -236,39 +242,80 @@ control Classifier(inout egress_headers_t hdr,
         const default_action = set_group(GROUP_ANT);
     }
 
+    // Each register's accesses sit in one block pinned to a stage on Tofino 1
+    // (size.p4: STAGE_*): left alone, the compiler packs the egress registers
+    // into the stages the ingress flow registers need and runs out of
+    // stateful memory there.
     apply {
         log_depth.apply();
-        if (hdr.bridged.flow_new == 1) {
-            rate_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-            bwest_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-            ss_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-            qmax_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-            aggr_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-            family_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-            md.lr_pv = 0;
-        } else if (hdr.bridged.interval_end == 0) {
-            md.lr_pv = (bit<16>)rate_read.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-            qmax_pkt.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-        } else {
+        bit<1> at_end = 0;
+        if (hdr.bridged.flow_new == 0 && hdr.bridged.interval_end == 1) {
+            at_end = 1;
             log_bytes.apply();
             log_rtt.apply();
             rtt_band.apply();
             interval_rate();
             interval_gaps();
-            md.bw_code = rate_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-            md.grew = qmax_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+        }
+        AT_STAGE(STAGE_EG_RATE) {
+            if (hdr.bridged.flow_new == 1) {
+                rate_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+            } else if (at_end == 0) {
+                md.lr_pv = (bit<16>)rate_read.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+            } else {
+                md.bw_code = rate_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+            }
+        }
+        AT_STAGE(STAGE_EG_QMAX) {
+            if (hdr.bridged.flow_new == 1) {
+                qmax_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+            } else if (at_end == 0) {
+                qmax_pkt.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+            } else {
+                md.qmax_done = qmax_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+            }
+        }
+        if (at_end == 1) {
             if (md.bdp_gap == 0) {
                 md.ss_in = 0;
             } else {
-                md.ss_in = md.int_data;
+                md.ss_in = hdr.bridged.int_pkts;
             }
-            md.ss_state = ss_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-            md.bw_count = bwest_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-            md.aggr = aggr_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+        }
+        AT_STAGE(STAGE_EG_BWEST) {
+            if (hdr.bridged.flow_new == 1) {
+                bwest_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+            } else if (at_end == 1) {
+                md.bw_count = bwest_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+            }
+        }
+        AT_STAGE(STAGE_EG_SS) {
+            if (hdr.bridged.flow_new == 1) {
+                ss_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+            } else if (at_end == 1) {
+                md.ss_state = ss_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+            }
+        }
+        AT_STAGE(STAGE_EG_AGGR) {
+            if (hdr.bridged.flow_new == 1) {
+                aggr_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+            } else if (at_end == 1) {
+                md.aggr = (bit<8>)aggr_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+            }
+        }
+        if (at_end == 1) {
             md.t_mm = md.bw_count |-| md.m_m1;
             md.t_ld = md.aggr |-| md.m_ld1;
             md.t_pl = md.aggr |-| md.m_pl1;
-            md.family = family_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+        }
+        AT_STAGE(STAGE_EG_FAMILY) {
+            if (hdr.bridged.flow_new == 1) {
+                family_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+            } else if (at_end == 1) {
+                md.family = family_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+            }
+        }
+        if (at_end == 1) {
             group_of.apply();
             // P4air: one deliberate drop when slow start ends at the fair BDP.
             if (md.ss_state == SS_ENDED_NOW && md.bdp_gap == 0 && md.ss_drop_en != 0) {

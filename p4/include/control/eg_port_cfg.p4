@@ -15,7 +15,7 @@ control EgPortCfg(inout egress_metadata_t md) {
         md.ant_max_pkts = ant_max_pkts;
         md.m_ld1 = m_ld;
         md.m_pl1 = m_pl;
-        md.m_m1 = (bit<16>)m_m;
+        md.m_m1 = m_m;
         md.ss_drop_en = ss_drop;
     }
     table port_cfg {

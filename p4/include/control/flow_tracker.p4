@@ -20,7 +20,6 @@ control FlowTracker(inout ingress_headers_t hdr,
     Register<int<32>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_deadline;
     Register<bit<16>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_pkts;
     Register<bit<32>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_bytes;
-    Register<bit<16>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_acks;
     Register<bit<16>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_group;
     Counter<bit<32>, bit<2>>(UNTRACKED_SIZE, CounterType_t.PACKETS) untracked;
 
@@ -88,15 +87,18 @@ control FlowTracker(inout ingress_headers_t hdr,
         }
     };
 
+    // Data packets of the interval: pure ACKs are not the flow's sending
+    // pattern, and the classifier uses data packets only. (A separate
+    // per-flow pure-ACK count did not fit Tofino 1's stateful memory.)
     RegisterAction<bit<16>, bit<FLOW_IDX_BITS>, bit<16>>(flow_pkts) pkts_end = {
         void apply(inout bit<16> v, out bit<16> rv) {
             rv = v;
-            v = 1;
+            v = md.data_pkt;
         }
     };
     RegisterAction<bit<16>, bit<FLOW_IDX_BITS>, bit<16>>(flow_pkts) pkts_inc = {
         void apply(inout bit<16> v) {
-            v = v |+| 1;
+            v = v |+| md.data_pkt;
         }
     };
     RegisterAction<bit<32>, bit<FLOW_IDX_BITS>, bit<32>>(flow_bytes) bytes_end = {
@@ -111,21 +113,9 @@ control FlowTracker(inout ingress_headers_t hdr,
         }
     };
 
-    // Pure ACKs of the interval: the classifier uses data packets only.
-    RegisterAction<bit<16>, bit<FLOW_IDX_BITS>, bit<16>>(flow_acks) acks_end = {
-        void apply(inout bit<16> v, out bit<16> rv) {
-            rv = v;
-            v = md.pure_ack;
-        }
-    };
-    RegisterAction<bit<16>, bit<FLOW_IDX_BITS>, bit<16>>(flow_acks) acks_inc = {
-        void apply(inout bit<16> v) {
-            v = v |+| 1;
-        }
-    };
-
-    // --- group: valid(1) . 0 . egress port(9) . group(5); bits 13:0 are the
-    // (port, group) counter index.
+    // --- group: valid(1) . port unknown(1) . egress port(9) . group(5); bits
+    // 13:0 are the (port, group) counter index once the port is known (the
+    // first group update from egress carries it).
     RegisterAction<bit<16>, bit<FLOW_IDX_BITS>, bit<16>>(flow_group) group_read = {
         void apply(inout bit<16> v, out bit<16> rv) {
             rv = v;
@@ -145,24 +135,27 @@ control FlowTracker(inout ingress_headers_t hdr,
         md.port_lo = min(hdr.tcp.src_port, hdr.tcp.dst_port);
         md.port_hi = max(hdr.tcp.src_port, hdr.tcp.dst_port);
     }
-    action hash_flow() {
-        md.flow_idx = idx_hash.get({md.ip_lo, md.ip_hi, md.port_lo, md.port_hi, md.ip_proto});
+    // Two actions: an action gets 32 bits of hash output.
+    action hash_idx() {
+        md.bridged.flow_idx = idx_hash.get({md.ip_lo, md.ip_hi, md.port_lo, md.port_hi, md.ip_proto});
+    }
+    action hash_sig() {
         md.sig = sig_hash.get({md.port_hi, md.ip_hi, md.port_lo, md.ip_lo});
     }
 
     // Each also computes the interval deadline (now + RTT) in parallel, which
     // saves a stage; beyond max_rtt_us the deadline uses the raw sample.
     action use_default_rtt() {
-        md.rtt_us = md.default_rtt_us;
-        md.deadline = md.ts_us + md.default_rtt_us;
+        md.bridged.rtt_us = md.default_rtt_us;
+        md.deadline = md.bridged.ig_ts + md.default_rtt_us;
     }
     action use_min_rtt() {
-        md.rtt_us = CCFAIR_RTT_MIN_UNITS;
-        md.deadline = md.ts_us + CCFAIR_RTT_MIN_UNITS;
+        md.bridged.rtt_us = CCFAIR_RTT_MIN_UNITS;
+        md.deadline = md.bridged.ig_ts + CCFAIR_RTT_MIN_UNITS;
     }
     action clamp_rtt() {
-        md.rtt_us = min(md.rtt_raw, CCFAIR_RTT_MAX_UNITS);
-        md.deadline = md.ts_us + md.rtt_raw;
+        md.bridged.rtt_us = min(md.rtt_raw, CCFAIR_RTT_MAX_UNITS);
+        md.deadline = md.bridged.ig_ts + md.rtt_raw;
     }
     table rtt_fix {
         key = { md.rtt_raw: ternary; }
@@ -177,8 +170,8 @@ control FlowTracker(inout ingress_headers_t hdr,
     }
 
     // A pure ACK: ACK flag only and no payload (IPv4 without options).
-    action set_pure_ack() { md.pure_ack = 1; }
-    action no_pure_ack() { md.pure_ack = 0; }
+    action set_pure_ack() { md.data_pkt = 0; }
+    action no_pure_ack() { md.data_pkt = 1; }
     table pure_ack {
         key = {
             hdr.tcp.data_offset: exact;
@@ -198,10 +191,10 @@ control FlowTracker(inout ingress_headers_t hdr,
     apply {
         if (md.is_update == 1) {
             // Group decided by the egress classifier (update.p4 checked the port).
-            md.flow_idx = hdr.update.flow_idx;
+            md.bridged.flow_idx = hdr.update.flow_idx;
             md.fg_new = 2w2 ++ hdr.update.eg_port[8:0] ++ hdr.update.group[4:0];
             md.fg_written = 1;
-            md.fg_old = group_write.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
+            md.fg_old = group_write.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
             return;
         }
         if (!hdr.tcp.isValid()) {
@@ -209,51 +202,61 @@ control FlowTracker(inout ingress_headers_t hdr,
             return;
         }
         symmetric();
-        hash_flow();
-        md.trk = sig_check.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
-        if (md.syn_only == 1) {
-            md.rtt_raw = rtt_syn.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
-        } else if (md.syn_ack == 1) {
-            md.rtt_raw = rtt_read.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
-        } else {
-            md.rtt_raw = rtt_sample.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
+        hash_idx();
+        hash_sig();
+        // Register accesses pinned to stages on Tofino 1: see classifier.p4.
+        AT_STAGE(STAGE_IG_SIG) {
+            md.trk = sig_check.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+        }
+        AT_STAGE(STAGE_IG_RTT) {
+            if (md.syn_only == 1) {
+                md.rtt_raw = rtt_syn.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+            } else if (md.syn_ack == 1) {
+                md.rtt_raw = rtt_read.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+            } else {
+                md.rtt_raw = rtt_sample.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+            }
         }
         md.slot = (bit<8>)md.sig[7:0] & CCFAIR_SLOT_MASK;
 
         if (md.trk == TRK_COLLIDE) {
             untracked.count(UNTRACKED_COLLISION);
-            md.group = GROUP_ANT;
+            md.bridged.group = GROUP_ANT;
         } else {
-            md.tracked = 1;
-            if (md.trk[0:0] == 0 || md.syn_only == 1) {
-                // New slot or a new connection on it: start over as a mouse.
-                md.flow_new = 1;
-                md.fg_new = 2w2 ++ (bit<9>)md.eg_port ++ (bit<5>)GROUP_MOUSE;
-                md.fg_written = 1;
-                md.fg_old = group_write.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
-                md.group = GROUP_MOUSE;
-            } else {
-                md.fg_old = group_read.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
-                md.group = (group_t)md.fg_old[4:0];
+            md.bridged.tracked = 1;
+            AT_STAGE(STAGE_IG_GROUP) {
+                if (md.trk[0:0] == 0 || md.syn_only == 1) {
+                    // New slot or a new connection on it: start over as a mouse.
+                    md.bridged.flow_new = 1;
+                    // Port not known yet (bit 14): forwarding runs in parallel
+                    // with tracking; update.p4 counts with md.eg_port instead.
+                    md.fg_new = 2w3 ++ 9w0 ++ (bit<5>)GROUP_MOUSE;
+                    md.fg_written = 1;
+                    md.fg_old = group_write.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+                    md.bridged.group = GROUP_MOUSE;
+                } else {
+                    md.fg_old = group_read.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+                    md.bridged.group = (group_t)md.fg_old[4:0];
+                }
             }
             rtt_fix.apply();
-            if (md.flow_new == 1) {
-                md.interval_end = dl_start.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
-            } else {
-                md.interval_end = dl_check.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
+            AT_STAGE(STAGE_IG_DEADLINE) {
+                if (md.bridged.flow_new == 1) {
+                    md.bridged.interval_end = dl_start.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+                } else {
+                    md.bridged.interval_end = dl_check.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+                }
             }
             if (hdr.tcp.ack == 1 && hdr.tcp.syn == 0 && hdr.tcp.fin == 0 && hdr.tcp.rst == 0) {
                 pure_ack.apply();
             }
-            if (md.interval_end == 1) {
-                md.int_pkts = pkts_end.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
-                md.int_bytes = bytes_end.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
-                md.int_acks = acks_end.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
-            } else {
-                pkts_inc.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
-                bytes_inc.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
-                if (md.pure_ack == 1) {
-                    acks_inc.execute(md.flow_idx[FLOW_IDX_BITS - 1:0]);
+            AT_STAGE(STAGE_IG_COUNT) {
+                if (md.bridged.interval_end == 1) {
+                    md.bridged.int_pkts = pkts_end.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+                    md.bridged.int_bytes = bytes_end.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+                } else {
+                    pkts_inc.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+                    bytes_inc.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
                 }
             }
         }

@@ -17,7 +17,7 @@ control Marker(inout egress_headers_t hdr,
         const default_action = set_nlog_u(0xFFFF);   // u = 0: the lowest rate bin
     }
 
-    action set_pv(pv_t pv) { md.pv = pv; }
+    action set_pv(pv_t pv) { hdr.shim.pv = pv; }
     table tvf {
         key = {
             md.tvf_profile: exact @name("tvf_profile");
@@ -30,10 +30,9 @@ control Marker(inout egress_headers_t hdr,
     }
 
     apply {
-        md.rnd = rnd.get();
-        log_u.apply();
-        md.pos = md.lr_pv |-| md.nlog_u;
-        tvf.apply();
-        hdr.shim.pv = md.pv;
+        AT_STAGE(STAGE_EG_RND) { md.rnd = rnd.get(); }
+        AT_STAGE(STAGE_EG_LOG_U) { log_u.apply(); }
+        AT_STAGE(STAGE_EG_POS) { md.pos = md.lr_pv |-| md.nlog_u; }
+        AT_STAGE(STAGE_EG_TVF) { tvf.apply(); }
     }
 }

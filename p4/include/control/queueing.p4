@@ -5,12 +5,12 @@ control Queueing(inout ingress_metadata_t md,
                  inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
     action set_queue(bit<8> qid) {
         ig_tm_md.qid = (QueueId_t)qid;
-        md.qid = qid;
+        md.bridged.qid = qid;
     }
     table queue_map {
         key = {
             md.eg_port: exact @name("eg_port");
-            md.group: exact @name("group");
+            md.bridged.group: exact @name("group");
             md.slot: exact @name("slot");
         }
         actions = { set_queue; }

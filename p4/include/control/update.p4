@@ -9,9 +9,9 @@ control GroupUpdate(inout ingress_metadata_t md,
 
     // At most one digest per 2^DIGEST_PERIOD_SHIFT ns per pipe
     // (controller.digest_max_per_sec); further changes are applied unreported.
-    Register<bit<32>, bit<1>>(1) digest_limiter;
-    RegisterAction<bit<32>, bit<1>, bit<1>>(digest_limiter) digest_allow = {
-        void apply(inout bit<32> v, out bit<1> rv) {
+    Register<bit<16>, bit<1>>(1) digest_limiter;
+    RegisterAction<bit<16>, bit<1>, bit<1>>(digest_limiter) digest_allow = {
+        void apply(inout bit<16> v, out bit<1> rv) {
             if (v != md.digest_tick) {
                 v = md.digest_tick;
                 rv = 1;
@@ -23,14 +23,28 @@ control GroupUpdate(inout ingress_metadata_t md,
 
     apply {
         if (md.fg_written == 1 && md.fg_new != md.fg_old) {
-            pg_flow_enter.count(md.fg_new[13:0]);
-            if (md.fg_old[15:15] == 1) {
+            if (md.is_update == 1) {
+                pg_flow_enter.count(md.fg_new[13:0]);
+            } else {
+                // New flow (mouse): the port is the one forwarding chose.
+                pg_flow_enter.count((bit<9>)md.eg_port ++ (bit<5>)GROUP_MOUSE);
+            }
+            if (md.fg_old[15:14] == 2w2) {
                 pg_flow_leave.count(md.fg_old[13:0]);
+            } else if (md.fg_old[15:14] == 2w3) {
+                // A mouse whose port was never stored: an update carries the
+                // flow's port; a new flow evicting it has only its own
+                // (docs/dataplane.md: flow gauges).
+                if (md.is_update == 1) {
+                    pg_flow_leave.count(md.fg_new[13:5] ++ md.fg_old[4:0]);
+                } else {
+                    pg_flow_leave.count((bit<9>)md.eg_port ++ md.fg_old[4:0]);
+                }
             }
             if (md.is_update == 1) {
                 if (digest_allow.execute(0) == 1) {
                     ig_dprsr_md.digest_type = DIGEST_TYPE_RECLASS;
-                    md.digest.flow_id = md.flow_idx;
+                    md.digest.flow_id = md.bridged.flow_idx;
                     md.digest.eg_port = (bit<16>)md.fg_new[13:5];
                     md.digest.new_group = (bit<8>)md.fg_new[4:0];
                     if (md.fg_old[15:15] == 1) {

@@ -39,6 +39,10 @@ public final class PolicyTranslator {
         this.cellsPerPkt = (pkt + cell - 1) / cell;
     }
 
+    // The data plane matches the clamped RTT on its low bits only (P4Info
+    // bitwidth): the open-ended last band ends at the largest key value.
+    private static final long RTT_KEY_MAX = (1L << HDR_RTT_US_BITWIDTH) - 1;
+
     private static ImmutableByteSequence bits(long v, int width) {
         try {
             return ImmutableByteSequence.copyFrom(v).fit(width);
@@ -131,7 +135,8 @@ public final class PolicyTranslator {
             case RTT_BAND:
                 b.forTable(EGRESS_PIPE_CLASSIFIER_RTT_BAND)
                         .withMatchKey(PiMatchKey.builder().addFieldMatch(new PiRangeFieldMatch(
-                                HDR_RTT_US, bits(w.key(0), HDR_RTT_US_BITWIDTH), bits(w.key(1), HDR_RTT_US_BITWIDTH)))
+                                HDR_RTT_US, bits(w.key(0), HDR_RTT_US_BITWIDTH),
+                                bits(Math.min(w.key(1), RTT_KEY_MAX), HDR_RTT_US_BITWIDTH)))
                                               .build())
                         .withPriority(1);
                 if (!del) {

@@ -37,7 +37,8 @@ import static org.junit.Assert.assertTrue;
  * Every table entry the app writes is checked against the pipeline model
  * parsed from the P4Info by ONOS's own parser: table, match fields and
  * their kinds, action (allowed in that table) and parameters, widths. Uses
- * the committed P4Info of each profile, or the contract of docs/dataplane.md
+ * the committed P4Info of each profile (as bundled for ONOS 2.7 by
+ * tools/p4info_for_onos.py), or the contract of docs/dataplane.md
  * (tools/contract-p4info.txt) while none is committed, and says which.
  */
 public class P4InfoModelTest {
@@ -45,7 +46,8 @@ public class P4InfoModelTest {
     private static final CcfairParams P = CcfairParams.load();
 
     static URL p4info(String profile) throws Exception {
-        File f = new File("../p4/p4info/" + profile + "/p4info.txt");
+        // The committed P4Info as the build bundles it (tools/p4info_for_onos.py).
+        File f = new File("target/generated-resources/p4info/" + profile + "/p4info.txt");
         if (f.exists()) {
             return f.toURI().toURL();
         }
