@@ -190,7 +190,7 @@ control FlowTracker(inout ingress_headers_t hdr,
 
     apply {
         if (md.is_update == 1) {
-            // Group decided by the egress classifier (update.p4 checked the port).
+            // Group decided by the egress classifier (IngressPipe checked the port).
             md.bridged.flow_idx = hdr.update.flow_idx;
             md.fg_new = 2w2 ++ hdr.update.eg_port[8:0] ++ hdr.update.group[4:0];
             md.fg_written = 1;
