@@ -28,10 +28,13 @@
 #define NUM_PG_INDEX        16384
 #define UNTRACKED_SIZE      4
 
-// Stages of the per-flow registers on Tofino 1 (classifier.p4,
-// flow_tracker.p4). A stage holds about two 64K x 32-bit registers; these
-// keep ingress (2-5) and egress (3-8) within that and the chains within 12.
-// Tofino 2 (20 stages) is left to the compiler.
+// Target stages of the per-flow registers on Tofino 1 (classifier.p4,
+// flow_tracker.p4, marker.p4, aqm.p4). A stage holds about two 64K x 32-bit
+// registers; this plan keeps ingress (2-5) and egress (3-8) within that. On
+// this revision Tofino 1 still needs 20 stages: blocks that follow each
+// other in program order are placed one after the other, so bf-p4c warns
+// that it cannot honour most pins (p4/RESOURCES.md, next step). Tofino 2
+// (20 stages) is left to the compiler.
 #ifdef CCFAIR_PROFILE_TOFINO2
 #define AT_STAGE(n)
 #else
