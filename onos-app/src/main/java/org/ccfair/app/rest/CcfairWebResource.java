@@ -234,7 +234,7 @@ public class CcfairWebResource extends AbstractWebResource {
         CcfairService s = service();
         Long n = parsePort(port);
         if (n == null) {
-            return error(Response.Status.BAD_REQUEST, List.of("port: '" + port + "' is not a port number"));
+            return notAPort(port);
         }
         DevicePolicy d = s.policies().get(deviceId);
         PortPolicy p = d == null ? null : d.port(n);
@@ -280,7 +280,7 @@ public class CcfairWebResource extends AbstractWebResource {
         CcfairService s = service();
         Long n = parsePort(port);
         if (n == null) {
-            return error(Response.Status.BAD_REQUEST, List.of("port: '" + port + "' is not a port number"));
+            return notAPort(port);
         }
         List<GroupStats> gs = s.stats(deviceId).get(n);
         if (gs == null) {
@@ -325,6 +325,10 @@ public class CcfairWebResource extends AbstractWebResource {
 
     /** Classpath location of the OpenAPI description. */
     public static final String OPENAPI = "/ccfair/openapi.json";
+
+    private static Response notAPort(String port) {
+        return error(Response.Status.BAD_REQUEST, List.of("port: '" + port + "' is not a port number"));
+    }
 
     private static Long parsePort(String s) {
         try {
