@@ -169,12 +169,10 @@ struct ingress_metadata_t {
     bit<32>     pkt_len32;
     bit<16>     now16;
     bit<32>     rtt_raw;
-    bit<16>     pkt_len;
     bit<16>     fg_new;
     bit<16>     fg_old;
     bit<1>      fg_written;
     bit<16>     digest_tick;
-    bit<1>      digest_ok;
     reclass_digest_t digest;
 }
 
@@ -211,7 +209,6 @@ struct egress_metadata_t {
     bit<16>     rnd;
     bit<16>     nlog_u;
     bit<16>     pos;
-    bit<16>     pv;
     bit<16>     lr_pv;
     // classifier
     bit<16>     log_b;
