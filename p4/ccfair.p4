@@ -66,83 +66,73 @@ control IngressPipe(inout ingress_headers_t hdr,
     action init_digest_tick() {
         md.digest_tick = digest_tick_hash.get({ig_intr_md.ingress_mac_tstamp[CCFAIR_DIGEST_PERIOD_SHIFT + 15:CCFAIR_DIGEST_PERIOD_SHIFT]});
     }
+    // Tofino 1 runs the tables of a gress as one chain of "next table"
+    // pointers: an if/else whose arms span several stages holds back every
+    // table after it in program order. So the apply below is flat: each
+    // if/else fits one stage (its arms are mutually exclusive tables), its
+    // inputs are computed by earlier statements, and the compiler is free to
+    // interleave the independent chains (tracking, forwarding, queueing).
     apply {
         init_md();
         init_times();
         init_now16();
         init_digest_tick();
-        if (hdr.ipv4.isValid()) {
-            md.pkt_len32 = (bit<32>)hdr.ipv4.total_len;
-        }
-        if (hdr.tcp.isValid() && hdr.tcp.syn == 1) {
-            if (hdr.tcp.ack == 1) {
-                md.syn_ack = 1;
-            } else {
-                md.syn_only = 1;
-            }
-        }
+        port_cfg.apply(md);
 
         if (hdr.packet_out.isValid()) {
-            // Controller packet-out: straight to the requested port.
+            // Controller packet-out: straight to the requested port; nothing
+            // below touches it (every write is gated by is_pkt_out).
             ig_tm_md.ucast_egress_port = (PortId_t)hdr.packet_out.egress_port;
             hdr.packet_out.setInvalid();
-        } else {
-            port_cfg.apply(md);
-            if (hdr.update.isValid()) {
-                // Group update from the egress classifier; accepted only from
-                // this pipe's recirculation port, never from the wire.
-                if (ig_intr_md.ingress_port[6:0] == RECIRC_PORT_LOCAL) {
-                    md.is_update = 1;
-                    md.track = 1;
-                }
-                ig_dprsr_md.drop_ctl = 1;
-            } else if (hdr.ipv4.isValid() && md.role == ROLE_EDGE) {
-                // IPv4 from a host-facing port; flow_tracker counts what is
-                // not TCP.
-                md.track = 1;
-            }
-            // Flow tracking comes first in program order: on Tofino a table
-            // cannot start before the tables it follows in the control flow
-            // have been placed, and tracking does not need forwarding.
-            // The group comes from the tracker or, on a fabric port, from the
-            // shim: one if/else, so neither write waits for the other.
-            if (md.track == 1) {
-                flow_tracker.apply(hdr, md);
-            } else if (hdr.shim.isValid() && md.role == ROLE_FABRIC) {
-                // Fabric port: group and slot as marked by the ingress edge.
-                md.bridged.group = hdr.shim.group;
-                md.slot = hdr.shim.slot;
-            }
-            if (md.is_update == 0) {
-                forwarding.apply(hdr, md, ig_tm_md, ig_dprsr_md);
-                acl.apply(hdr, md, ig_tm_md, ig_dprsr_md);
-            }
-            if (md.track == 1) {
-                update.apply(md, ig_dprsr_md);
+        }
+        if (hdr.update.isValid()) {
+            // Group update from the egress classifier; accepted only from
+            // this pipe's recirculation port, never from the wire.
+            ig_dprsr_md.drop_ctl = 1;
+            if (ig_intr_md.ingress_port[6:0] == RECIRC_PORT_LOCAL) {
+                md.is_update = 1;
             }
         }
-        if (md.is_update == 0 && md.bridged.is_pkt_out == 0) {
-            if (hdr.ipv4.isValid() && md.punt == 0 &&
-                    (!hdr.shim.isValid() || md.role != ROLE_FABRIC)) {
-                // Ingress edge: push the shim, or overwrite one that came
-                // from a host (never trusted; overwriting instead of popping
-                // early keeps forwarding independent of the tracker). The PV
-                // is set at egress.
-                if (!hdr.shim.isValid()) {
-                    hdr.shim.setValid();
-                    hdr.shim.ether_type = hdr.ethernet.ether_type;
-                    hdr.ethernet.ether_type = ETHERTYPE_SHIM;
-                }
-                hdr.shim.pv = CCFAIR_TVF_PV_MAX;
-                hdr.shim.group = md.bridged.group;
-                hdr.shim.slot = md.slot;
-                md.bridged.from_edge = 1;
+        if (hdr.ipv4.isValid() && md.role == ROLE_EDGE &&
+                md.bridged.is_pkt_out == 0 && !hdr.update.isValid()) {
+            // IPv4 from a host-facing port; flow_tracker counts what is
+            // not TCP.
+            md.track = 1;
+        }
+        // Tracking (and group updates): needs only the headers and the role.
+        flow_tracker.apply(hdr, md);
+        if (hdr.shim.isValid() && md.role == ROLE_FABRIC &&
+                md.bridged.is_pkt_out == 0) {
+            // Fabric port: group and slot as marked by the ingress edge.
+            md.bridged.group = hdr.shim.group;
+            md.slot = hdr.shim.slot;
+        }
+        forwarding.apply(hdr, md, ig_tm_md, ig_dprsr_md);
+        if (md.bridged.is_pkt_out == 0 && !hdr.update.isValid()) {
+            acl.apply(hdr, md, ig_tm_md, ig_dprsr_md);
+        }
+        if (hdr.ipv4.isValid() && md.punt == 0 && md.bridged.is_pkt_out == 0 &&
+                (!hdr.shim.isValid() || md.role != ROLE_FABRIC)) {
+            // Ingress edge: push the shim, or overwrite one that came from a
+            // host (never trusted). The PV is set at egress.
+            if (!hdr.shim.isValid()) {
+                hdr.shim.setValid();
+                hdr.shim.ether_type = hdr.ethernet.ether_type;
+                hdr.ethernet.ether_type = ETHERTYPE_SHIM;
             }
+            hdr.shim.pv = CCFAIR_TVF_PV_MAX;
+            hdr.shim.group = md.bridged.group;
+            hdr.shim.slot = md.slot;
+            md.bridged.from_edge = 1;
+        }
+        if (md.bridged.is_pkt_out == 0 && !hdr.update.isValid()) {
             queueing.apply(md, ig_tm_md);
-            if (md.has_port == 0 && md.punt == 0) {
-                ig_dprsr_md.drop_ctl = 1;
-            }
         }
+        if (md.has_port == 0 && md.punt == 0 && md.bridged.is_pkt_out == 0) {
+            ig_dprsr_md.drop_ctl = 1;
+        }
+        // Flow gauges and digests last: nothing reads what they write.
+        update.apply(hdr, md, ig_dprsr_md);
     }
 }
 
@@ -162,12 +152,12 @@ control EgressPipe(inout egress_headers_t hdr,
     Hash<bit<32>>(HashAlgorithm_t.IDENTITY) eg_ts_hash;
     Hash<bit<16>>(HashAlgorithm_t.IDENTITY) ctv_now_hash;
     Hash<bit<16>>(HashAlgorithm_t.IDENTITY) update_tick_hash;
-    // Zero-extended port: a constant and a PHV source in one action is
-    // more than Tofino's action ALUs take for one container.
-    Hash<bit<16>>(HashAlgorithm_t.IDENTITY) port16_hash;
 
     // One update mirror session per pipe (p4/tm/ccfair_tm.py creates them).
-    action set_mirror_session(MirrorId_t session) { md.mirror_session = session; }
+    // Internal (@hidden): MirrorId_t is 10 bits on Tofino, 8 on Tofino 2,
+    // and the control plane has nothing to write here.
+    @hidden action set_mirror_session(MirrorId_t session) { md.mirror_session = session; }
+    @hidden
     table mirror_session_of_pipe {
         key = { eg_intr_md.egress_port[8:7]: exact @name("pipe"); }
         actions = { set_mirror_session; }
@@ -177,6 +167,67 @@ control EgressPipe(inout egress_headers_t hdr,
             2 : set_mirror_session(CCFAIR_UPDATE_MIRROR_SESSION_BASE + 2);
             3 : set_mirror_session(CCFAIR_UPDATE_MIRROR_SESSION_BASE + 3);
         }
+        size = 4;
+    }
+
+    // md.on: a marked packet to a port (not the CPU, not a packet-out);
+    // every classifier, marker and AQM statement is gated by it, and the
+    // classifier's register operation by cls_op. One table in stage 0
+    // instead of nested conditions that take two.
+    @hidden action set_op(bit<1> on, bit<2> cls_op) {
+        md.on = on;
+        md.cls_op = cls_op;
+    }
+    @hidden
+    table egress_op {
+        key = {
+            eg_intr_md.egress_port: ternary @name("eg_port");
+            hdr.bridged.is_pkt_out: ternary @name("is_pkt_out");
+            hdr.shim.isValid(): ternary @name("shim");
+            hdr.bridged.tracked: ternary @name("tracked");
+            hdr.bridged.flow_new: ternary @name("flow_new");
+            hdr.bridged.interval_end: ternary @name("interval_end");
+        }
+        actions = { set_op; }
+        const entries = {
+            (CPU_PORT, _, _, _, _, _) : set_op(0, CLS_NONE);
+            (_, 0, true, 0, _, _) : set_op(1, CLS_NONE);
+            (_, 0, true, 1, 1, _) : set_op(1, CLS_NEW);
+            (_, 0, true, 1, 0, 1) : set_op(1, CLS_END);
+            (_, 0, true, 1, 0, 0) : set_op(1, CLS_PKT);
+        }
+        const default_action = set_op(0, CLS_NONE);
+        size = 8;
+    }
+
+    // The verdict and, at an edge port, the shim pop, in one table.
+    @hidden action out_drop() { eg_dprsr_md.drop_ctl = 1; }
+    @hidden action out_mark() { hdr.ipv4.ecn = 3; }
+    @hidden action out_pop() {
+        hdr.ethernet.ether_type = hdr.shim.ether_type;
+        hdr.shim.setInvalid();
+    }
+    @hidden action out_mark_pop() {
+        hdr.ipv4.ecn = 3;
+        hdr.ethernet.ether_type = hdr.shim.ether_type;
+        hdr.shim.setInvalid();
+    }
+    @hidden
+    table egress_out {
+        key = {
+            md.on: exact;
+            md.drop: ternary;
+            md.mark: ternary;
+            md.role: ternary;
+        }
+        actions = { out_drop; out_mark; out_pop; out_mark_pop; no_op; }
+        const entries = {
+            (1, 1, _, _) : out_drop();
+            (1, 0, 1, ROLE_EDGE) : out_mark_pop();
+            (1, 0, 1, _) : out_mark();
+            (1, 0, 0, ROLE_EDGE) : out_pop();
+        }
+        const default_action = no_op();
         size = 4;
     }
 
@@ -190,10 +241,9 @@ control EgressPipe(inout egress_headers_t hdr,
     action init_update_tick() {
         md.update_tick = update_tick_hash.get({eg_prsr_md.global_tstamp[CCFAIR_UPDATE_PERIOD_SHIFT + 15:CCFAIR_UPDATE_PERIOD_SHIFT]});
     }
-    action init_port16() {
-        md.eg_port16 = port16_hash.get({7w0, eg_intr_md.egress_port});
-    }
 
+    // Flat, as IngressPipe (see there): the classifier, marker and AQM
+    // chains interleave only if no multi-stage if/else sits between them.
     apply {
         if (hdr.update_mirror.isValid()) {
             // Mirrored copy on its way out of the recirculation port:
@@ -204,7 +254,7 @@ control EgressPipe(inout egress_headers_t hdr,
             hdr.ethernet.ether_type = ETHERTYPE_UPDATE;
             hdr.update.setValid();
             hdr.update.flow_idx = hdr.update_mirror.flow_idx;
-            hdr.update.eg_port = hdr.update_mirror.eg_port;
+            hdr.update.fg = hdr.update_mirror.fg;
             hdr.update.group = hdr.update_mirror.group;
             hdr.update._pad0 = 0;
             hdr.update_mirror.setInvalid();
@@ -212,8 +262,8 @@ control EgressPipe(inout egress_headers_t hdr,
             init_md();
             init_ctv_now();
             init_update_tick();
-            init_port16();
             mirror_session_of_pipe.apply();
+            egress_op.apply();   // before the CPU branch, which may pop the shim
             if (eg_intr_md.egress_port == CPU_PORT) {
                 hdr.packet_in.setValid();
                 hdr.packet_in.ingress_port = (FabPortId_t)hdr.bridged.ig_port;
@@ -222,30 +272,16 @@ control EgressPipe(inout egress_headers_t hdr,
                     hdr.ethernet.ether_type = hdr.shim.ether_type;
                     hdr.shim.setInvalid();
                 }
-            } else if (hdr.bridged.is_pkt_out == 0 && hdr.shim.isValid()) {
-                port_cfg.apply(md);
-                if (hdr.bridged.tracked == 1) {
-                    classifier.apply(hdr, md, eg_intr_md, eg_dprsr_md);
-                }
-                if (hdr.bridged.from_edge == 1) {
-                    marker.apply(hdr, md);
-                }
-                aqm.apply(hdr, md, eg_intr_md);
-                if (md.ss_drop == 1) {
-                    md.drop = 1;
-                }
-                telemetry.apply(hdr, md);
-                if (md.drop == 1) {
-                    eg_dprsr_md.drop_ctl = 1;
-                } else if (md.mark == 1) {
-                    hdr.ipv4.ecn = 3;
-                }
-                if (md.role == ROLE_EDGE) {
-                    hdr.ethernet.ether_type = hdr.shim.ether_type;
-                    hdr.shim.setInvalid();
-                }
             }
-            hdr.bridged.setInvalid();
+            port_cfg.apply(md);
+            classifier.apply(hdr, md, eg_intr_md, eg_dprsr_md);
+            marker.apply(hdr, md);
+            if (md.ss_drop == 1) {
+                md.drop = 1;
+            }
+            aqm.apply(hdr, md, eg_intr_md);
+            telemetry.apply(hdr, md);
+            egress_out.apply();
         }
     }
 }

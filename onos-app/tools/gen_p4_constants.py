@@ -105,6 +105,22 @@ def generate(infos, source_note):
                                  % (k, infos[0][0], path, base[k], other[k]))
     info = infos[0][1]
     consts = {}
+    # Sizes may differ by profile (routing_v4, per-queue arrays): one
+    # constant per profile then, so nobody uses the wrong one.
+    sizes = {}
+    for path, inf in infos:
+        prof = os.path.basename(os.path.dirname(path))
+        for kind in ('tables', 'counters', 'direct_counters', 'registers', 'meters'):
+            for c in inf.get(kind, []):
+                sizes.setdefault(one(one(c, 'preamble'), 'name'), {})[prof] = str(one(c, 'size', 0))
+
+    def add_size(n):
+        per = sizes.get(n, {})
+        if len(set(per.values())) <= 1:
+            add(const_name(n) + '_SIZE', next(iter(per.values()), '0'))
+        else:
+            for prof, v in sorted(per.items()):
+                add(const_name(n) + '_SIZE_' + const_name(prof), v)
 
     def add(name, java):
         if name in consts and consts[name] != java:
@@ -114,7 +130,7 @@ def generate(infos, source_note):
     for t in info.get('tables', []):
         n = one(one(t, 'preamble'), 'name')
         add(const_name(n), 'PiTableId.of("%s")' % n)
-        add(const_name(n) + '_SIZE', str(one(t, 'size', 0)))
+        add_size(n)
         for m in t.get('match_fields', []):
             mn = one(m, 'name')
             add('HDR_' + const_name(mn), 'PiMatchFieldId.of("%s")' % mn)
@@ -131,7 +147,7 @@ def generate(infos, source_note):
         for c in info.get(kind, []):
             n = one(one(c, 'preamble'), 'name')
             add(const_name(n), '%s.of("%s")' % (cls, n))
-            add(const_name(n) + '_SIZE', str(one(c, 'size', 0)))
+            add_size(n)
     for c in info.get('controller_packet_metadata', []):
         for m in c.get('metadata', []):
             mn = one(m, 'name')

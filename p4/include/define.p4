@@ -66,11 +66,21 @@ const bit<16> TRK_COLLIDE = 0;
 const bit<2> UNTRACKED_COLLISION = 0;
 const bit<2> UNTRACKED_NOT_TCP   = 1;
 
+// Classifier register operation of an egress packet (classifier.p4).
+const bit<2> CLS_NONE = 0;
+const bit<2> CLS_NEW  = 1;   // first packet of a flow: reset the state
+const bit<2> CLS_PKT  = 2;   // inside an interval: per-packet update
+const bit<2> CLS_END  = 3;   // first packet after an interval: classify
+
 // Slow-start register output.
 const bit<16> SS_ACTIVE = 0;
 const bit<16> SS_DONE   = 1;
 const bit<16> SS_ENDED_NOW = 2;
 
 const bit<32> RTT_PENDING = 0x80000000;
+
+// Default of the internal (@hidden) tables; core.p4's NoAction would show
+// up in the P4Info.
+@hidden action no_op() { }
 
 #endif

@@ -32,7 +32,7 @@ header shim_h {
 // Group update, egress -> ingress through the recirculation port only.
 header update_h {
     bit<32> flow_idx;
-    bit<16> eg_port;
+    bit<16> fg;        // flow_group word to store: 2 . egress port(9) . group(5)
     group_t group;
     bit<8>  _pad0;
 }
@@ -106,7 +106,7 @@ header bridged_h {
 header update_mirror_h {
     bit<8>  bmd_type;
     group_t group;
-    bit<16> eg_port;
+    bit<16> fg;        // as update_h.fg
     bit<32> flow_idx;
 }
 
@@ -178,10 +178,14 @@ struct ingress_metadata_t {
 
 struct egress_metadata_t {
     FabPortId_t eg_port;
-    bit<16>     eg_port16;
+    bit<16>     mirror_fg;
     bit<32>     eg_ts;
     bit<16>     ctv_now;
     bit<16>     update_tick;
+    bit<1>      on;         // marked packet to a port: classify, mark, AQM
+    bit<2>      cls_op;     // CLS_*
+    bit<1>      upd_ok;     // update mirror allowed by the limiter
+    bit<1>      ctv_tick;
     // port configuration
     bit<8>      role;
     bit<8>      tvf_profile;

@@ -11,7 +11,10 @@ parser IngressParserImpl(packet_in pkt,
         // Flags and values read before they may be written start at 0.
         md.routed = 0; md.punt = 0; md.has_port = 0; md.is_update = 0; md.track = 0;
         md.syn_only = 0; md.syn_ack = 0; md.data_pkt = 1;
-        md.fg_written = 0; md.slot = 0;
+        md.fg_written = 0; md.slot = 0; md.trk = 0;
+        // A new flow's group word: a mouse whose port is not known yet
+        // (bit 14; update.p4 counts it with md.eg_port).
+        md.fg_new = 2w3 ++ 9w0 ++ (bit<5>)GROUP_MOUSE;
         md.l4_sport = 0; md.l4_dport = 0; md.ip_proto = 0; md.pkt_len32 = 0;
         md.eg_port = (FabPortId_t)0;
         pkt.extract(ig_intr_md);
@@ -61,6 +64,7 @@ parser IngressParserImpl(packet_in pkt,
     state parse_ipv4 {
         pkt.extract(hdr.ipv4);
         md.ip_proto = hdr.ipv4.protocol;
+        md.pkt_len32 = (bit<32>)hdr.ipv4.total_len;
         // Options and fragments: no L4 header, the packet is an ant.
         transition select(hdr.ipv4.ihl, hdr.ipv4.frag_offset, hdr.ipv4.protocol) {
             (5, 0, IP_PROTO_TCP): parse_tcp;
@@ -72,6 +76,19 @@ parser IngressParserImpl(packet_in pkt,
         pkt.extract(hdr.tcp);
         md.l4_sport = hdr.tcp.src_port;
         md.l4_dport = hdr.tcp.dst_port;
+        // SYN flags here: each is a table less in the pipeline.
+        transition select(hdr.tcp.syn, hdr.tcp.ack) {
+            (1, 0): parse_tcp_syn;
+            (1, 1): parse_tcp_syn_ack;
+            default: accept;
+        }
+    }
+    state parse_tcp_syn {
+        md.syn_only = 1;
+        transition accept;
+    }
+    state parse_tcp_syn_ack {
+        md.syn_ack = 1;
         transition accept;
     }
     state parse_udp {
@@ -116,6 +133,7 @@ parser EgressParserImpl(packet_in pkt,
     state start {
         md.drop = 0; md.mark = 0; md.ss_drop = 0; md.lr_pv = 0; md.role = 0;
         md.new_group = 0; md.mirror_flow_idx = 0;
+        md.on = 0; md.cls_op = CLS_NONE; md.upd_ok = 0;
         pkt.extract(eg_intr_md);
         // Copied here so port tables can key on it in stage 0.
         md.eg_port = (FabPortId_t)eg_intr_md.egress_port;
@@ -172,7 +190,7 @@ control EgressDeparserImpl(packet_out pkt,
         if (eg_dprsr_md.mirror_type == MIRROR_TYPE_UPDATE) {
             mirror.emit<update_mirror_h>(md.mirror_session, {
                 md.mirror_bmd_type, md.new_group,
-                md.eg_port16, md.mirror_flow_idx});
+                md.mirror_fg, md.mirror_flow_idx});
         }
         pkt.emit(hdr.packet_in);
         pkt.emit(hdr.ethernet);

@@ -28,36 +28,24 @@
 #define NUM_PG_INDEX        16384
 #define UNTRACKED_SIZE      4
 
-// Target stages of the per-flow registers on Tofino 1 (classifier.p4,
-// flow_tracker.p4, marker.p4, aqm.p4). A stage holds about two 64K x 32-bit
-// registers; this plan keeps ingress (2-5) and egress (3-8) within that. On
-// this revision Tofino 1 still needs 20 stages: blocks that follow each
-// other in program order are placed one after the other, so bf-p4c warns
-// that it cannot honour most pins (p4/RESOURCES.md, next step). Tofino 2
-// (20 stages) is left to the compiler.
-#ifdef CCFAIR_PROFILE_TOFINO2
-#define AT_STAGE(n)
-#else
+// Stages of the per-flow registers (flow_tracker.p4, classifier.p4), both
+// profiles: left alone, bf-p4c places tables with slack as late as it can
+// and fills the first stages with egress registers, pushing the ingress
+// chain (signature, group, deadline, counts) behind them. A Tofino 1 stage
+// holds about 48 map RAMs: a 64K x 32-bit register takes 17, 64K x 16 takes
+// 9. Each pin is the earliest stage the register's inputs allow; bf-p4c
+// warns where it places later (p4/RESOURCES.md has the outcome).
 #define AT_STAGE(n) @stage(n)
-#endif
 #define STAGE_IG_SIG       2
 #define STAGE_IG_RTT       2
 #define STAGE_IG_GROUP     3
 #define STAGE_IG_DEADLINE  4
 #define STAGE_IG_COUNT     5
-#define STAGE_EG_RATE      3
-#define STAGE_EG_QMAX      3
-#define STAGE_EG_BWEST     4
-#define STAGE_EG_SS        6
-#define STAGE_EG_AGGR      6
-#define STAGE_EG_FAMILY    8
-#define STAGE_EG_RND       1
-#define STAGE_EG_LOG_U     2
-#define STAGE_EG_POS       4
-#define STAGE_EG_TVF       5
-#define STAGE_EG_CTV_TICK  3
-#define STAGE_EG_CTV       4
-#define STAGE_EG_PV_BELOW  6
-#define STAGE_EG_VERDICT   7
+#define STAGE_EG_QMAX      1
+#define STAGE_EG_RATE      2
+#define STAGE_EG_AGGR      3
+#define STAGE_EG_BWEST     3
+#define STAGE_EG_SS        4
+#define STAGE_EG_FAMILY    5
 
 #endif

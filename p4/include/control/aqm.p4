@@ -55,6 +55,29 @@ control Aqm(inout egress_headers_t hdr,
         }
     };
 
+    // Once per period the CTV steps up while the delay exceeds the target,
+    // down otherwise; an internal table picks the RegisterAction (one
+    // logical table instead of one per branch).
+    @hidden action ctv_up_op() { md.ctv = ctv_up.execute(md.qidx); }
+    @hidden action ctv_down_op() { md.ctv = ctv_down.execute(md.qidx); }
+    @hidden action ctv_read_op() { md.ctv = ctv_read.execute(md.qidx); }
+    @hidden
+    table ctv_op {
+        key = {
+            md.on: exact;
+            md.ctv_tick: exact;
+            md.delay_over: ternary;
+        }
+        actions = { ctv_up_op; ctv_down_op; ctv_read_op; no_op; }
+        const entries = {
+            (1, 1, 0) : ctv_down_op();
+            (1, 1, _) : ctv_up_op();
+            (1, 0, _) : ctv_read_op();
+        }
+        const default_action = no_op();
+        size = 4;
+    }
+
     action set_aqm(bit<32> target_delay_us, bit<32> limit_cells, bit<8> ecn) {
         md.target_delay = target_delay_us;
         md.limit_cells = limit_cells;
@@ -113,22 +136,19 @@ control Aqm(inout egress_headers_t hdr,
         queue_delay();
         delay_excess();
         md.depth_over = md.depth |-| md.limit_cells;
-        max_delay.execute(md.qidx);
-        min_depth.execute(md.qidx);
-        bit<1> tick;
-        AT_STAGE(STAGE_EG_CTV_TICK) { tick = ctv_tick.execute(md.qidx); }
-        AT_STAGE(STAGE_EG_CTV) {
-            if (tick == 1) {
-                if (md.delay_over != 0) {
-                    md.ctv = ctv_up.execute(md.qidx);
-                } else {
-                    md.ctv = ctv_down.execute(md.qidx);
-                }
-            } else {
-                md.ctv = ctv_read.execute(md.qidx);
-            }
+        if (md.on == 1) {
+            max_delay.execute(md.qidx);
         }
-        AT_STAGE(STAGE_EG_PV_BELOW) { md.pv_below = md.ctv |-| hdr.shim.pv; }
-        AT_STAGE(STAGE_EG_VERDICT) { aqm_verdict.apply(); }
+        if (md.on == 1) {
+            min_depth.execute(md.qidx);
+        }
+        if (md.on == 1) {
+            md.ctv_tick = ctv_tick.execute(md.qidx);
+        }
+        ctv_op.apply();
+        md.pv_below = md.ctv |-| hdr.shim.pv;
+        if (md.on == 1) {
+            aqm_verdict.apply();
+        }
     }
 }

@@ -29,6 +29,9 @@ control Classifier(inout egress_headers_t hdr,
     Register<pair16_t, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_aggr;
     Register<bit<8>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_family;
     Register<bit<16>, bit<1>>(1) update_limiter;
+    // The update's group word (flow_tracker.p4: flow_group) through the hash
+    // unit: a constant and two PHV fields are too many sources for one ALU.
+    Hash<bit<16>>(HashAlgorithm_t.IDENTITY) fg_hash;
 
     // --- logarithms (const, generated): fine units, FINE_PER_DECADE per decade
     action set_log_bytes(bit<16> log_b) { md.log_b = log_b; }
@@ -222,7 +225,6 @@ control Classifier(inout egress_headers_t hdr,
         md.sparse_gap = hdr.bridged.int_pkts |-| md.ant_max_pkts;
     }
     action interval_gaps() {
-        md.lr_pv = md.lrate;
         md.bdp_gap = md.fair_fine |-| md.lrate;
     }
 
@@ -242,92 +244,169 @@ control Classifier(inout egress_headers_t hdr,
         const default_action = set_group(GROUP_ANT);
     }
 
-    // Each register's accesses sit in one block pinned to a stage on Tofino 1
-    // (size.p4: STAGE_*): left alone, the compiler packs the egress registers
-    // into the stages the ingress flow registers need and runs out of
-    // stateful memory there.
+    // One internal table per register, its action chosen by md.cls_op: a
+    // single logical table instead of one per if/else arm (Tofino 1 has 16
+    // per stage for both gresses, and they ran out before the memory did).
+    @hidden action rate_reset_op() {
+        rate_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+    }
+    @hidden action rate_read_op() {
+        md.lr_pv = (bit<16>)rate_read.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+    }
+    @hidden action rate_end_op() {
+        md.bw_code = rate_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+        md.lr_pv = md.lrate;
+    }
+    AT_STAGE(STAGE_EG_RATE) @hidden
+    table rate_op {
+        key = { md.cls_op: exact; }
+        actions = { rate_reset_op; rate_end_op; no_op; }
+        const entries = {
+            CLS_NEW : rate_reset_op();
+            CLS_END : rate_end_op();
+        }
+        const default_action = no_op();
+        size = 4;
+    }
+    @hidden action qmax_reset_op() {
+        qmax_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+    }
+    @hidden action qmax_pkt_op() {
+        qmax_pkt.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+    }
+    @hidden action qmax_end_op() {
+        md.qmax_done = qmax_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+    }
+    AT_STAGE(STAGE_EG_QMAX) @hidden
+    table qmax_op {
+        key = { md.cls_op: exact; }
+        actions = { qmax_reset_op; qmax_pkt_op; qmax_end_op; no_op; }
+        const entries = {
+            CLS_NEW : qmax_reset_op();
+            CLS_PKT : qmax_pkt_op();
+            CLS_END : qmax_end_op();
+        }
+        const default_action = no_op();
+        size = 4;
+    }
+    @hidden action bwest_reset_op() {
+        bwest_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+    }
+    @hidden action bwest_end_op() {
+        md.bw_count = bwest_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+    }
+    AT_STAGE(STAGE_EG_BWEST) @hidden
+    table bwest_op {
+        key = { md.cls_op: exact; }
+        actions = { bwest_reset_op; bwest_end_op; no_op; }
+        const entries = {
+            CLS_NEW : bwest_reset_op();
+            CLS_END : bwest_end_op();
+        }
+        const default_action = no_op();
+        size = 4;
+    }
+    @hidden action ss_reset_op() {
+        ss_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+    }
+    @hidden action ss_end_op() {
+        md.ss_state = ss_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+    }
+    AT_STAGE(STAGE_EG_SS) @hidden
+    table ss_op {
+        key = { md.cls_op: exact; }
+        actions = { ss_reset_op; ss_end_op; no_op; }
+        const entries = {
+            CLS_NEW : ss_reset_op();
+            CLS_END : ss_end_op();
+        }
+        const default_action = no_op();
+        size = 4;
+    }
+    @hidden action aggr_reset_op() {
+        aggr_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+    }
+    @hidden action aggr_end_op() {
+        md.aggr = (bit<8>)aggr_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+    }
+    AT_STAGE(STAGE_EG_AGGR) @hidden
+    table aggr_op {
+        key = { md.cls_op: exact; }
+        actions = { aggr_reset_op; aggr_end_op; no_op; }
+        const entries = {
+            CLS_NEW : aggr_reset_op();
+            CLS_END : aggr_end_op();
+        }
+        const default_action = no_op();
+        size = 4;
+    }
+    @hidden action family_reset_op() {
+        family_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+    }
+    @hidden action family_end_op() {
+        md.family = family_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+    }
+    AT_STAGE(STAGE_EG_FAMILY) @hidden
+    table family_op {
+        key = { md.cls_op: exact; }
+        actions = { family_reset_op; family_end_op; no_op; }
+        const entries = {
+            CLS_NEW : family_reset_op();
+            CLS_END : family_end_op();
+        }
+        const default_action = no_op();
+        size = 4;
+    }
+
+    // Flat (see IngressPipe): the register operations are chosen by
+    // md.cls_op; the rest runs on every packet and is used only at an
+    // interval end.
     apply {
         log_depth.apply();
-        bit<1> at_end = 0;
-        if (hdr.bridged.flow_new == 0 && hdr.bridged.interval_end == 1) {
-            at_end = 1;
-            log_bytes.apply();
-            log_rtt.apply();
-            rtt_band.apply();
-            interval_rate();
-            interval_gaps();
-        }
+        log_bytes.apply();
+        log_rtt.apply();
+        rtt_band.apply();
+        interval_rate();
+        interval_gaps();
+        // The per-packet read outputs 16 bits, the end 8: in one table their
+        // outputs collide on the action bus (bfas), so the read is its own
+        // table in the same stage, exclusive by the if/else.
         AT_STAGE(STAGE_EG_RATE) {
-            if (hdr.bridged.flow_new == 1) {
-                rate_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-            } else if (at_end == 0) {
-                md.lr_pv = (bit<16>)rate_read.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+            if (md.cls_op == CLS_PKT) {
+                rate_read_op();
             } else {
-                md.bw_code = rate_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+                rate_op.apply();
             }
         }
-        AT_STAGE(STAGE_EG_QMAX) {
-            if (hdr.bridged.flow_new == 1) {
-                qmax_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-            } else if (at_end == 0) {
-                qmax_pkt.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-            } else {
-                md.qmax_done = qmax_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-            }
+        qmax_op.apply();
+        if (md.bdp_gap == 0) {
+            md.ss_in = 0;
+        } else {
+            md.ss_in = hdr.bridged.int_pkts;
         }
-        if (at_end == 1) {
-            if (md.bdp_gap == 0) {
-                md.ss_in = 0;
-            } else {
-                md.ss_in = hdr.bridged.int_pkts;
-            }
-        }
-        AT_STAGE(STAGE_EG_BWEST) {
-            if (hdr.bridged.flow_new == 1) {
-                bwest_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-            } else if (at_end == 1) {
-                md.bw_count = bwest_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-            }
-        }
-        AT_STAGE(STAGE_EG_SS) {
-            if (hdr.bridged.flow_new == 1) {
-                ss_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-            } else if (at_end == 1) {
-                md.ss_state = ss_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-            }
-        }
-        AT_STAGE(STAGE_EG_AGGR) {
-            if (hdr.bridged.flow_new == 1) {
-                aggr_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-            } else if (at_end == 1) {
-                md.aggr = (bit<8>)aggr_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-            }
-        }
-        if (at_end == 1) {
-            md.t_mm = md.bw_count |-| md.m_m1;
-            md.t_ld = md.aggr |-| md.m_ld1;
-            md.t_pl = md.aggr |-| md.m_pl1;
-        }
-        AT_STAGE(STAGE_EG_FAMILY) {
-            if (hdr.bridged.flow_new == 1) {
-                family_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-            } else if (at_end == 1) {
-                md.family = family_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-            }
-        }
-        if (at_end == 1) {
+        bwest_op.apply();
+        ss_op.apply();
+        aggr_op.apply();
+        md.t_mm = md.bw_count |-| md.m_m1;
+        md.t_ld = md.aggr |-| md.m_ld1;
+        md.t_pl = md.aggr |-| md.m_pl1;
+        family_op.apply();
+        if (md.cls_op == CLS_END) {
             group_of.apply();
-            // P4air: one deliberate drop when slow start ends at the fair BDP.
-            if (md.ss_state == SS_ENDED_NOW && md.bdp_gap == 0 && md.ss_drop_en != 0) {
-                md.ss_drop = 1;
-            }
-            if (md.new_group != hdr.bridged.group) {
-                if (update_allow.execute(0) == 1) {
-                    eg_dprsr_md.mirror_type = MIRROR_TYPE_UPDATE;
-                    md.mirror_flow_idx = hdr.bridged.flow_idx;
-                    md.mirror_bmd_type = BMD_MIRROR_UPDATE;
-                }
-            }
+        }
+        // P4air: one deliberate drop when slow start ends at the fair BDP.
+        if (md.cls_op == CLS_END && md.ss_state == SS_ENDED_NOW &&
+                md.bdp_gap == 0 && md.ss_drop_en != 0) {
+            md.ss_drop = 1;
+        }
+        if (md.cls_op == CLS_END && md.new_group != hdr.bridged.group) {
+            md.upd_ok = update_allow.execute(0);
+        }
+        if (md.upd_ok == 1) {
+            eg_dprsr_md.mirror_type = MIRROR_TYPE_UPDATE;
+            md.mirror_flow_idx = hdr.bridged.flow_idx;
+            md.mirror_bmd_type = BMD_MIRROR_UPDATE;
+            md.mirror_fg = fg_hash.get({2w2, eg_intr_md.egress_port, md.new_group[4:0]});
         }
     }
 }

@@ -188,77 +188,195 @@ control FlowTracker(inout ingress_headers_t hdr,
         size = 16;
     }
 
-    apply {
-        if (md.is_update == 1) {
-            // Group decided by the egress classifier (IngressPipe checked the port).
-            md.bridged.flow_idx = hdr.update.flow_idx;
-            md.fg_new = 2w2 ++ hdr.update.eg_port[8:0] ++ hdr.update.group[4:0];
-            md.fg_written = 1;
-            md.fg_old = group_write.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-            return;
+    // Register operations as internal tables whose const entries pick the
+    // RegisterAction: one logical table per register instead of one per
+    // if/else arm (Tofino 1 has 16 per stage for both gresses).
+    @hidden action rtt_syn_op() { md.rtt_raw = rtt_syn.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]); }
+    @hidden action rtt_read_op() { md.rtt_raw = rtt_read.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]); }
+    @hidden action rtt_sample_op() { md.rtt_raw = rtt_sample.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]); }
+    AT_STAGE(STAGE_IG_RTT) @hidden
+    table rtt_op {
+        key = {
+            md.track: exact;
+            hdr.tcp.isValid(): exact;
+            md.syn_only: ternary;
+            md.syn_ack: ternary;
         }
-        if (!hdr.tcp.isValid()) {
-            untracked.count(UNTRACKED_NOT_TCP);
-            return;
+        actions = { rtt_syn_op; rtt_read_op; rtt_sample_op; no_op; }
+        const entries = {
+            (1, true, 1, _) : rtt_syn_op();
+            (1, true, 0, 1) : rtt_read_op();
+            (1, true, 0, 0) : rtt_sample_op();
         }
-        symmetric();
-        hash_idx();
-        hash_sig();
-        // Register accesses pinned to stages on Tofino 1: see classifier.p4.
-        AT_STAGE(STAGE_IG_SIG) {
-            md.trk = sig_check.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-        }
-        AT_STAGE(STAGE_IG_RTT) {
-            if (md.syn_only == 1) {
-                md.rtt_raw = rtt_syn.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-            } else if (md.syn_ack == 1) {
-                md.rtt_raw = rtt_read.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-            } else {
-                md.rtt_raw = rtt_sample.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-            }
-        }
-        md.slot = (bit<8>)md.sig[7:0] & CCFAIR_SLOT_MASK;
+        const default_action = no_op();
+        size = 4;
+    }
 
-        if (md.trk == TRK_COLLIDE) {
-            untracked.count(UNTRACKED_COLLISION);
-            md.bridged.group = GROUP_ANT;
+    // trk: 0 collision, bit 0 clear = new slot; a SYN restarts the slot.
+    @hidden action group_update_op() {
+        md.fg_written = 1;
+        md.fg_old = group_write.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+    }
+    @hidden action group_new_op() {
+        md.bridged.tracked = 1;
+        md.bridged.flow_new = 1;
+        md.fg_written = 1;
+        md.fg_old = group_write.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+    }
+    @hidden action group_hit_op() {
+        md.bridged.tracked = 1;
+        md.fg_old = group_read.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+    }
+    AT_STAGE(STAGE_IG_GROUP) @hidden
+    table group_op {
+        key = {
+            md.is_update: exact;
+            md.track: ternary;
+            md.trk: ternary;
+            md.syn_only: ternary;
+        }
+        actions = { group_update_op; group_new_op; group_hit_op; no_op; }
+        const entries = {
+            (1, _, _, _) : group_update_op();
+            (0, 1, TRK_COLLIDE &&& 0xFFFF, _) : no_op();
+            (0, 1, 0 &&& 1, _) : group_new_op();
+            (0, 1, _, 1) : group_new_op();
+            (0, 1, _, _) : group_hit_op();
+        }
+        const default_action = no_op();
+        size = 8;
+    }
+
+    // Untracked: not TCP, or its slot is held by another flow (the group
+    // stays GROUP_ANT, the parser's default).
+    @hidden action count_not_tcp() { untracked.count(UNTRACKED_NOT_TCP); }
+    @hidden action count_collision() { untracked.count(UNTRACKED_COLLISION); }
+    @hidden
+    table untracked_count {
+        key = {
+            md.track: exact;
+            hdr.tcp.isValid(): exact;
+            md.trk: exact;
+        }
+        actions = { count_not_tcp; count_collision; no_op; }
+        const entries = {
+            (1, false, TRK_COLLIDE) : count_not_tcp();
+            (1, true, TRK_COLLIDE) : count_collision();
+        }
+        const default_action = no_op();
+        size = 2;
+    }
+
+    @hidden action group_mouse() { md.bridged.group = GROUP_MOUSE; }
+    // A slice write is one ALU operation; bits 7:5 stay 0 (parser default).
+    @hidden action group_stored() { md.bridged.group[4:0] = md.fg_old[4:0]; }
+    AT_STAGE(STAGE_IG_GROUP + 1) @hidden
+    table group_set {
+        key = {
+            md.bridged.tracked: exact;
+            md.bridged.flow_new: exact;
+        }
+        actions = { group_mouse; group_stored; no_op; }
+        const entries = {
+            (1, 1) : group_mouse();
+            (1, 0) : group_stored();
+        }
+        const default_action = no_op();
+        size = 2;
+    }
+
+    @hidden action dl_start_op() { md.bridged.interval_end = dl_start.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]); }
+    @hidden action dl_check_op() { md.bridged.interval_end = dl_check.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]); }
+    AT_STAGE(STAGE_IG_DEADLINE) @hidden
+    table deadline_op {
+        key = {
+            md.bridged.tracked: exact;
+            md.bridged.flow_new: exact;
+        }
+        actions = { dl_start_op; dl_check_op; no_op; }
+        const entries = {
+            (1, 1) : dl_start_op();
+            (1, 0) : dl_check_op();
+        }
+        const default_action = no_op();
+        size = 2;
+    }
+
+    @hidden action pkts_end_op() { md.bridged.int_pkts = pkts_end.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]); }
+    @hidden action pkts_inc_op() { pkts_inc.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]); }
+    AT_STAGE(STAGE_IG_COUNT) @hidden
+    table pkts_op {
+        key = {
+            md.bridged.tracked: exact;
+            md.bridged.interval_end: exact;
+        }
+        actions = { pkts_end_op; pkts_inc_op; no_op; }
+        const entries = {
+            (1, 1) : pkts_end_op();
+            (1, 0) : pkts_inc_op();
+        }
+        const default_action = no_op();
+        size = 2;
+    }
+    @hidden action bytes_end_op() { md.bridged.int_bytes = bytes_end.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]); }
+    @hidden action bytes_inc_op() { bytes_inc.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]); }
+    AT_STAGE(STAGE_IG_COUNT) @hidden
+    table bytes_op {
+        key = {
+            md.bridged.tracked: exact;
+            md.bridged.interval_end: exact;
+        }
+        actions = { bytes_end_op; bytes_inc_op; no_op; }
+        const entries = {
+            (1, 1) : bytes_end_op();
+            (1, 0) : bytes_inc_op();
+        }
+        const default_action = no_op();
+        size = 2;
+    }
+
+    // Flat on purpose (see IngressPipe): every table or if/else below fits
+    // one stage and reads only what earlier statements computed.
+    apply {
+        symmetric();
+        // The slot of a group update is in the update; every other packet
+        // is hashed (cheaper than a gateway in front of the hash).
+        if (md.is_update == 1) {
+            md.bridged.flow_idx = hdr.update.flow_idx;
         } else {
-            md.bridged.tracked = 1;
-            AT_STAGE(STAGE_IG_GROUP) {
-                if (md.trk[0:0] == 0 || md.syn_only == 1) {
-                    // New slot or a new connection on it: start over as a mouse.
-                    md.bridged.flow_new = 1;
-                    // Port not known yet (bit 14): forwarding runs in parallel
-                    // with tracking; update.p4 counts with md.eg_port instead.
-                    md.fg_new = 2w3 ++ 9w0 ++ (bit<5>)GROUP_MOUSE;
-                    md.fg_written = 1;
-                    md.fg_old = group_write.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-                    md.bridged.group = GROUP_MOUSE;
-                } else {
-                    md.fg_old = group_read.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-                    md.bridged.group = (group_t)md.fg_old[4:0];
-                }
+            hash_idx();
+        }
+        hash_sig();
+        // Group decided by the egress classifier (IngressPipe checked the
+        // port); egress sends the word ready to store. Otherwise fg_new is
+        // the parser's "new mouse, port unknown".
+        if (md.is_update == 1) {
+            md.fg_new = hdr.update.fg;
+        }
+        AT_STAGE(STAGE_IG_SIG) {
+            if (md.track == 1 && hdr.tcp.isValid()) {
+                md.trk = sig_check.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
             }
+        }
+        rtt_op.apply();
+        if (md.track == 1) {
+            md.slot = (bit<8>)md.sig[7:0] & CCFAIR_SLOT_MASK;
+        }
+        untracked_count.apply();
+        group_op.apply();
+        // Pins: bf-p4c places tables with slack as late as it can, and these
+        // feed the pinned register stages.
+        AT_STAGE(STAGE_IG_RTT + 1) {
             rtt_fix.apply();
-            AT_STAGE(STAGE_IG_DEADLINE) {
-                if (md.bridged.flow_new == 1) {
-                    md.bridged.interval_end = dl_start.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-                } else {
-                    md.bridged.interval_end = dl_check.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-                }
-            }
+        }
+        AT_STAGE(0) {
             if (hdr.tcp.ack == 1 && hdr.tcp.syn == 0 && hdr.tcp.fin == 0 && hdr.tcp.rst == 0) {
                 pure_ack.apply();
             }
-            AT_STAGE(STAGE_IG_COUNT) {
-                if (md.bridged.interval_end == 1) {
-                    md.bridged.int_pkts = pkts_end.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-                    md.bridged.int_bytes = bytes_end.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-                } else {
-                    pkts_inc.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-                    bytes_inc.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-                }
-            }
         }
+        group_set.apply();
+        deadline_op.apply();
+        pkts_op.apply();
+        bytes_op.apply();
     }
 }

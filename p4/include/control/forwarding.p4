@@ -43,8 +43,9 @@ control Forwarding(inout ingress_headers_t hdr,
         size = L2_EXACT_SIZE;
     }
 
+    // Packet-outs are not forwarded (IngressPipe sends them where asked).
     apply {
-        if (hdr.ipv4.isValid()) {
+        if (hdr.ipv4.isValid() && md.bridged.is_pkt_out == 0) {
             my_station.apply();
         }
         if (md.routed == 1) {
@@ -54,7 +55,7 @@ control Forwarding(inout ingress_headers_t hdr,
             } else {
                 routing_v4.apply();
             }
-        } else {
+        } else if (md.bridged.is_pkt_out == 0) {
             l2_exact.apply();
         }
     }

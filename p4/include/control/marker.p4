@@ -30,9 +30,12 @@ control Marker(inout egress_headers_t hdr,
     }
 
     apply {
-        AT_STAGE(STAGE_EG_RND) { md.rnd = rnd.get(); }
-        AT_STAGE(STAGE_EG_LOG_U) { log_u.apply(); }
-        AT_STAGE(STAGE_EG_POS) { md.pos = md.lr_pv |-| md.nlog_u; }
-        AT_STAGE(STAGE_EG_TVF) { tvf.apply(); }
+        md.rnd = rnd.get();
+        log_u.apply();
+        md.pos = md.lr_pv |-| md.nlog_u;
+        // Packets that entered on an edge port of this switch.
+        if (md.on == 1 && hdr.bridged.from_edge == 1) {
+            tvf.apply();
+        }
     }
 }

@@ -8,11 +8,15 @@ control Telemetry(in egress_headers_t hdr,
     Counter<bit<32>, pgidx_t>(NUM_PG_INDEX, CounterType_t.PACKETS) pg_marks;
     apply {
         pgidx_t idx = (bit<9>)md.eg_port ++ hdr.bridged.group[4:0];
-        pg_pkts.count(idx);
-        if (md.drop == 1) {
-            pg_drops.count(idx);
-        } else if (md.mark == 1) {
-            pg_marks.count(idx);
+        if (md.on == 1) {
+            pg_pkts.count(idx);
+        }
+        if (md.on == 1) {
+            if (md.drop == 1) {
+                pg_drops.count(idx);
+            } else if (md.mark == 1) {
+                pg_marks.count(idx);
+            }
         }
     }
 }

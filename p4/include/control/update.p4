@@ -2,7 +2,8 @@
 // Bookkeeping when a flow's group register is written (new flow or a group
 // update from the egress classifier): flows entering / leaving each
 // (port, group), and a rate-bounded digest for reclassifications.
-control GroupUpdate(inout ingress_metadata_t md,
+control GroupUpdate(in ingress_headers_t hdr,
+                    inout ingress_metadata_t md,
                     inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md) {
     Counter<bit<32>, pgidx_t>(NUM_PG_INDEX, CounterType_t.PACKETS) pg_flow_enter;
     Counter<bit<32>, pgidx_t>(NUM_PG_INDEX, CounterType_t.PACKETS) pg_flow_leave;
@@ -44,7 +45,7 @@ control GroupUpdate(inout ingress_metadata_t md,
             if (md.is_update == 1) {
                 if (digest_allow.execute(0) == 1) {
                     ig_dprsr_md.digest_type = DIGEST_TYPE_RECLASS;
-                    md.digest.flow_id = md.bridged.flow_idx;
+                    md.digest.flow_id = hdr.update.flow_idx;
                     md.digest.eg_port = (bit<16>)md.fg_new[13:5];
                     md.digest.new_group = (bit<8>)md.fg_new[4:0];
                     if (md.fg_old[15:15] == 1) {
