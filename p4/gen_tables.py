@@ -84,6 +84,7 @@ def derived(p):
     d["UPDATE_PERIOD_SHIFT"] = ceil_log2(1e9 / p["update"]["max_per_sec"])
     d["CTV_PERIOD_SHIFT"] = ceil_log2(p["aqm"]["ctv_update_interval_us"] * 1000.0)
     d["SLOT_MASK"] = (1 << log2_exact(p["queues"]["slots_per_group"], "queues.slots_per_group")) - 1
+    d["DEPTH_HIST_BITS"] = log2_exact(p["cocoa"]["depth_hist_buckets"], "cocoa.depth_hist_buckets")
     for name, prof in p["targets"]["profiles"].items():
         d["FLOW_IDX_BITS_%s" % name.upper()] = log2_exact(prof["flows_per_pipe"], "flows_per_pipe of " + name)
     return d
@@ -162,6 +163,19 @@ def main(argv):
     files["entries_log_depth.p4"] = [HEADER] + [
         "0x%x &&& 0x%x : set_ldepth(%d);" % (v, m, i + 1) for i, (v, m, _, _) in enumerate(depth)]
     files["entries_group_of.p4"] = [HEADER] + entries_group(p)
+    # Enqueue-depth histogram buckets (Cocoa loop in the controller): first
+    # match wins, bucket b holds depth < first << (shift * b), the last the rest.
+    c = p["cocoa"]
+    nb, first, shift = c["depth_hist_buckets"], c["depth_hist_first_cells"], c["depth_hist_shift"]
+    log2_exact(nb, "cocoa.depth_hist_buckets")
+    log2_exact(first, "cocoa.depth_hist_first_cells")
+    lines = []
+    for b in range(nb - 1):
+        bound = first << (shift * b)
+        if bound >= 1 << 19:
+            raise SystemExit("cocoa: depth bucket %d bound %d exceeds the 19-bit queue depth" % (b, bound))
+        lines.append("0x0 &&& 0x%x : set_depth_bucket(%d);" % (((1 << 19) - 1) & ~(bound - 1), b))
+    files["entries_depth_bucket.p4"] = [HEADER] + lines
     for name, lines in files.items():
         path = os.path.join(out, name)
         with open(path + ".tmp", "w") as f:

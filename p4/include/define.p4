@@ -37,6 +37,7 @@ typedef bit<8>  group_t;
 typedef bit<16> pv_t;
 typedef bit<32> flow_idx_t;        // flow-table index; low FLOW_IDX_BITS used
 typedef bit<(7 + QID_BITS)> qidx_t; // per-queue index: local port ++ qid
+typedef bit<(7 + QID_BITS + CCFAIR_DEPTH_HIST_BITS)> hidx_t;  // queue index ++ depth bucket
 typedef bit<14> pgidx_t;            // per (port, group) index: device port ++ group[4:0]
 
 const bit<16> ETHERTYPE_IPV4   = 0x0800;

@@ -186,6 +186,7 @@ struct egress_metadata_t {
     bit<2>      cls_op;     // CLS_*
     bit<1>      upd_ok;     // update mirror allowed by the limiter
     bit<1>      ctv_tick;
+    bit<CCFAIR_DEPTH_HIST_BITS> depth_bucket;
     // port configuration
     bit<8>      role;
     bit<8>      tvf_profile;

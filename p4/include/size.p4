@@ -25,6 +25,7 @@
 #define TVF_TABLE_SIZE      8192
 #define AQM_CFG_SIZE        4096
 #define NUM_QUEUE_INDEX     (1 << (7 + QID_BITS))
+#define NUM_DEPTH_HIST_INDEX (NUM_QUEUE_INDEX << CCFAIR_DEPTH_HIST_BITS)
 #define NUM_PG_INDEX        16384
 #define UNTRACKED_SIZE      4
 

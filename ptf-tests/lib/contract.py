@@ -114,6 +114,7 @@ COUNTERS = {
     EG + ".telemetry.pg_drops": "PACKETS",
     EG + ".telemetry.pg_marks": "PACKETS",
     EG + ".aqm.q_limit_drops": "PACKETS",
+    EG + ".aqm.q_depth_hist": "PACKETS",
 }
 
 DIRECT_COUNTERS = {IG + ".acl.acl_counter": IG + ".acl.acl"}
@@ -140,6 +141,13 @@ def pg_index(dev_port, group):
 
 def queue_index(profile, dev_port, qid):
     return ((dev_port & 0x7F) << QUEUE_SHIFT[profile]) | qid
+
+
+DEPTH_HIST_BUCKETS = 8   # params cocoa.depth_hist_buckets (3 index bits)
+
+
+def depth_hist_index(profile, dev_port, qid, bucket):
+    return (queue_index(profile, dev_port, qid) << 3) | bucket
 
 
 # -- used by base_test and the cross-check ------------------------------------------------

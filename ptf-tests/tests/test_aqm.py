@@ -15,6 +15,7 @@ from base_test import CcfairTest, EG
 
 CTV, MAX_DELAY, MIN_DEPTH = EG + ".aqm.q_ctv", EG + ".aqm.q_max_delay", EG + ".aqm.q_min_depth"
 DROPS, MARKS, LIMIT_DROPS = EG + ".telemetry.pg_drops", EG + ".telemetry.pg_marks", EG + ".aqm.q_limit_drops"
+HIST = EG + ".aqm.q_depth_hist"
 QID = 0  # queue_map's default
 
 
@@ -146,6 +147,24 @@ class BufferLimitDrops(_Aqm):
         limit_drops = self.read_counter(LIMIT_DROPS, self.qidx)[0] - l0
         self.assertGreater(limit_drops, 0)
         self.assertGreaterEqual(self.pg_packets(DROPS, out) - d0, limit_drops)
+
+
+@group("aqm")
+@group("telemetry")
+class QueueDepthHistogram(_Aqm):
+    """q_depth_hist: every packet of the queue is counted once, in the bucket of
+    the depth it found; a congested queue reaches buckets above 0 (what the
+    ONOS app's Cocoa loop reads instead of q_min_depth)."""
+
+    def runTest(self):
+        p1, out = self.setup_congestion(target_delay_us=1 << 30)
+        idx = [C.depth_hist_index(self.profile, self.dev_port(out), QID, b) for b in range(C.DEPTH_HIST_BUCKETS)]
+        before = [self.read_counter(HIST, i)[0] for i in idx]
+        got = self.congest(p1, out, rounds=1)
+        grew = [self.read_counter(HIST, i)[0] - b for i, b in zip(idx, before)]
+        # No AQM drop here (target and limit out of reach): what egress counted left the port.
+        self.assertEqual(sum(grew), len(got))
+        self.assertGreater(sum(grew[1:]), 0, "a congested queue never found a depth above bucket 0: %s" % grew)
 
 
 @group("aqm")

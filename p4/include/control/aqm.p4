@@ -12,6 +12,20 @@ control Aqm(inout egress_headers_t hdr,
     Register<bit<32>, qidx_t>(NUM_QUEUE_INDEX) q_max_delay;
     Register<bit<32>, qidx_t>(NUM_QUEUE_INDEX, 0xFFFFFFFF) q_min_depth;
     Counter<bit<32>, qidx_t>(NUM_QUEUE_INDEX, CounterType_t.PACKETS) q_limit_drops;
+    // Enqueue-depth histogram per queue, for the controller's Cocoa loop:
+    // the lowest bucket that grew during a loss-free interval bounds the
+    // standing queue (ONOS 2.7 reads counters, not registers).
+    Counter<bit<32>, hidx_t>(NUM_DEPTH_HIST_INDEX, CounterType_t.PACKETS) q_depth_hist;
+
+    action set_depth_bucket(bit<CCFAIR_DEPTH_HIST_BITS> bucket) { md.depth_bucket = bucket; }
+    table depth_bucket {
+        key = { eg_intr_md.enq_qdepth: ternary @name("enq_qdepth"); }
+        actions = { set_depth_bucket; }
+        const entries = {
+#include "entries_depth_bucket.p4"
+        }
+        const default_action = set_depth_bucket((1 << CCFAIR_DEPTH_HIST_BITS) - 1);
+    }
 
     RegisterAction<bit<16>, qidx_t, bit<1>>(q_ctv_tick) ctv_tick = {
         void apply(inout bit<16> v, out bit<1> rv) {
@@ -141,6 +155,10 @@ control Aqm(inout egress_headers_t hdr,
         }
         if (md.on == 1) {
             min_depth.execute(md.qidx);
+        }
+        depth_bucket.apply();
+        if (md.on == 1) {
+            q_depth_hist.count(md.qidx ++ md.depth_bucket);
         }
         if (md.on == 1) {
             md.ctv_tick = ctv_tick.execute(md.qidx);

@@ -4,6 +4,7 @@
 package org.ccfair.app;
 
 import com.google.common.collect.ImmutableSet;
+import org.ccfair.app.compute.Cocoa;
 import org.ccfair.app.compute.DevicePolicy;
 import org.ccfair.app.compute.FabricView;
 import org.ccfair.app.compute.PortRole;
@@ -13,6 +14,7 @@ import org.ccfair.app.policy.IntentStore;
 import org.ccfair.app.policy.InvalidIntentException;
 import org.ccfair.app.rest.FairnessIntentCodec;
 import org.ccfair.app.stats.GroupStats;
+import org.ccfair.app.stats.QueueStats;
 import org.ccfair.app.stats.StatsCache;
 import org.ccfair.app.stats.StatsSource;
 import org.onosproject.codec.CodecService;
@@ -113,6 +115,7 @@ public class AppComponent implements CcfairService {
     private IntentStore store;
     private PolicyEngine engine;
     private final StatsCache statsCache = new StatsCache();
+    private Cocoa cocoa;
     private ScheduledExecutorService executor;
     private ScheduledFuture<?> periodic;
     private long periodMs;
@@ -138,6 +141,8 @@ public class AppComponent implements CcfairService {
         params = CcfairParams.load();
         json = new IntentJson(params);
         engine = new PolicyEngine(params, (d, ws) -> writer.write(d, ws));
+        cocoa = new Cocoa(params);
+        engine.compiler().setCocoa(cocoa);
         if (codecService != null) {
             codecService.registerCodec(FairnessIntent.class, new FairnessIntentCodec(json));
         }
@@ -332,12 +337,28 @@ public class AppComponent implements CcfairService {
             fabric.ports(d).forEach(p -> ports.add(p.number()));
             try {
                 statsCache.update(d, statsSource.read(d, ports));
+                observeQueues(d, fabric, ports);
             } catch (Exception e) {
                 log.warn("ccfair cannot read statistics of {}: {}", d, e.getMessage());
             }
         }
         engine.run(fabric, intents, statsCache.snapshot(params.numGroups()), this::isMaster,
                    System.currentTimeMillis());
+    }
+
+    // Feeds the Cocoa loop with this round's per-queue counters (adaptive buffers).
+    private void observeQueues(String d, FabricView fabric, List<Long> ports) throws Exception {
+        int numQueues = engine.compiler().numQueues();
+        Map<Long, List<QueueStats>> queues = statsSource.readQueues(d, ports, numQueues);
+        Map<Long, List<GroupStats>> groups = statsCache.device(d);
+        long now = System.currentTimeMillis();
+        for (FabricView.Port p : fabric.ports(d)) {
+            List<QueueStats> qs = queues.get(p.number());
+            List<GroupStats> gs = groups.get(p.number());
+            if (qs != null && gs != null) {
+                cocoa.observe(d, p.number(), p.speedMbps(), gs, qs, engine.compiler().initialBuffer(), now);
+            }
+        }
     }
 
     private boolean isMaster(String deviceId) {
@@ -409,6 +430,9 @@ public class AppComponent implements CcfairService {
                 // Reconnected or new: its tables may be empty or stale, push everything.
                 engine.resync(e.subject().id().toString());
             }
+            if (e.type() == DeviceEvent.Type.DEVICE_REMOVED && cocoa != null) {
+                cocoa.forget(e.subject().id().toString());
+            }
             recompute();
         }
     }
@@ -427,8 +451,12 @@ public class AppComponent implements CcfairService {
         @Override
         public void event(PiPipeconfWatchdogEvent e) {
             if (e.type() == PiPipeconfWatchdogEvent.Type.PIPELINE_READY && engine != null) {
-                // A (re)pushed pipeline starts with empty tables.
+                // A (re)pushed pipeline starts with empty tables and zeroed counters:
+                // Cocoa starts over from the initial limit.
                 engine.resync(e.subject().toString());
+                if (cocoa != null) {
+                    cocoa.forget(e.subject().toString());
+                }
                 recompute();
             }
         }

@@ -59,6 +59,7 @@ public final class PolicyCompiler {
     private final Map<String, TvfProfile> profileCache = new HashMap<>();
     // Per-intent values that do not depend on the port, computed once per intent object.
     private final Map<FairnessIntent, Plan> plans = new java.util.IdentityHashMap<>();
+    private volatile Cocoa cocoa;
     // Scratch space of allocateQueues (the compiler is single-threaded).
     private final double[] demand;
     private final double[] frac;
@@ -129,6 +130,25 @@ public final class PolicyCompiler {
     }
 
     /**
+     * Uses a Cocoa loop's per-queue limits for ports whose intent asks for
+     * adaptive buffers (without one they keep cocoa.initial_limit_pkts).
+     *
+     * @param c the loop, or null
+     */
+    public void setCocoa(Cocoa c) {
+        this.cocoa = c;
+    }
+
+    /**
+     * Initial buffer limit of adaptive queues (cocoa.initial_limit_pkts).
+     *
+     * @return packets
+     */
+    public int initialBuffer() {
+        return initialBuffer;
+    }
+
+    /**
      * Compiles every device of the fabric.
      *
      * @param fabric   topology
@@ -187,9 +207,11 @@ public final class PolicyCompiler {
             Plan plan = plan(in);
             int profileId = profileId(plan.profile, ids, previous, deviceId);
             int[] flows = stats.flows(deviceId, p.number());
+            Cocoa c = cocoa;
+            int[] limits = plan.adaptive && c != null ? c.limits(deviceId, p.number(), numQueues, plan.buffer) : null;
             out.add(new PortPolicy(p.number(), p.role(), in.id(), allocate(plan, flows), profileId,
                                    fairRateBin(p.speedMbps(), flows), plan.classifier, in.targetDelayUs(),
-                                   plan.adaptive, plan.buffer));
+                                   plan.adaptive, plan.buffer, limits));
         }
         return new DevicePolicy(deviceId, out, ids, numQueues);
     }

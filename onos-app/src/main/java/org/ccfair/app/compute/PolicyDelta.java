@@ -179,16 +179,16 @@ public final class PolicyDelta {
         return new long[]{role(p), p.tvfProfileId(), p.fairRateBin(), antMaxPkts, p.mLd(), p.mPl(), p.mM(), ssDrop};
     }
 
-    private long[] aqm(PortPolicy p) {
-        return new long[]{p.targetDelayUs(), p.bufferLimitPkts(), ecn};
+    private long[] aqm(PortPolicy p, int q) {
+        return new long[]{p.targetDelayUs(), p.limitOf(q), ecn};
     }
 
     private void port(List<List<PolicyWrite>> ph, PortPolicy o, PortPolicy p, int numQueues) {
         long n = p.port();
         boolean insert = o == null;
-        long[] aqm = aqm(p);
-        if (insert || !Arrays.equals(aqm(o), aqm)) {
-            for (int q = 0; q < numQueues; q++) {
+        for (int q = 0; q < numQueues; q++) {
+            long[] aqm = aqm(p, q);
+            if (insert || !Arrays.equals(aqm(o, q), aqm)) {
                 ph.get(2).add(write(insert, PolicyTable.AQM, new long[]{n, q}, aqm));
             }
         }

@@ -26,6 +26,7 @@ public final class PortPolicy {
     private final long targetDelayUs;
     private final boolean adaptiveBuffer;
     private final int bufferLimitPkts;
+    private final int[] queueLimitPkts;
     private final int hash;
 
     /**
@@ -44,6 +45,29 @@ public final class PortPolicy {
      */
     public PortPolicy(long port, PortRole role, String intentId, int[] queues, int tvfProfileId, int fairRateBin,
                       int[] classifier, long targetDelayUs, boolean adaptiveBuffer, int bufferLimitPkts) {
+        this(port, role, intentId, queues, tvfProfileId, fairRateBin, classifier, targetDelayUs, adaptiveBuffer,
+             bufferLimitPkts, null);
+    }
+
+    /**
+     * Creates a port policy whose queues have their own buffer limits (Cocoa).
+     *
+     * @param port            port number
+     * @param role            role
+     * @param intentId        governing intent
+     * @param queues          queues per group
+     * @param tvfProfileId    TVF profile id
+     * @param fairRateBin     fair rate bin
+     * @param classifier      mLD, mPL, mM
+     * @param targetDelayUs   AQM target
+     * @param adaptiveBuffer  Cocoa adaptive buffers
+     * @param bufferLimitPkts initial buffer limit per queue
+     * @param queueLimitPkts  limit per queue id (copied), or null for bufferLimitPkts everywhere
+     */
+    public PortPolicy(long port, PortRole role, String intentId, int[] queues, int tvfProfileId, int fairRateBin,
+                      int[] classifier, long targetDelayUs, boolean adaptiveBuffer, int bufferLimitPkts,
+                      int[] queueLimitPkts) {
+        this.queueLimitPkts = queueLimitPkts == null ? null : queueLimitPkts.clone();
         this.port = port;
         this.role = role;
         this.intentId = intentId;
@@ -66,6 +90,7 @@ public final class PortPolicy {
         h = 31 * h + ((mLd * 31 + mPl) * 31 + mM);
         h = 31 * h + Long.hashCode(targetDelayUs);
         h = 31 * h + (adaptiveBuffer ? 1 : 0);
+        h = 31 * h + Arrays.hashCode(queueLimitPkts);
         this.hash = 31 * h + bufferLimitPkts;
     }
 
@@ -204,6 +229,17 @@ public final class PortPolicy {
         return bufferLimitPkts;
     }
 
+    /**
+     * Buffer limit of one queue: Cocoa's current limit when adaptive and
+     * known, else {@link #bufferLimitPkts()}.
+     *
+     * @param qid queue id
+     * @return limit in packets
+     */
+    public int limitOf(int qid) {
+        return queueLimitPkts != null && qid < queueLimitPkts.length ? queueLimitPkts[qid] : bufferLimitPkts;
+    }
+
     @Override
     public boolean equals(Object o) {
         if (this == o) {
@@ -217,7 +253,8 @@ public final class PortPolicy {
                 && Arrays.equals(queues, p.queues) && tvfProfileId == p.tvfProfileId
                 && fairRateBin == p.fairRateBin && mLd == p.mLd && mPl == p.mPl && mM == p.mM
                 && targetDelayUs == p.targetDelayUs && adaptiveBuffer == p.adaptiveBuffer
-                && bufferLimitPkts == p.bufferLimitPkts;
+                && bufferLimitPkts == p.bufferLimitPkts
+                && Arrays.equals(queueLimitPkts, p.queueLimitPkts);
     }
 
     @Override

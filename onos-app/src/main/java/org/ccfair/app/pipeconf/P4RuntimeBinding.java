@@ -6,12 +6,16 @@ package org.ccfair.app.pipeconf;
 import org.ccfair.app.AppComponent;
 import org.ccfair.app.compute.PolicyWrite;
 import org.ccfair.app.stats.GroupStats;
+import org.ccfair.app.stats.QueueStats;
+import org.ccfair.app.stats.StatsSource;
 import org.onosproject.net.Device;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.device.DeviceService;
 import org.onosproject.net.pi.model.PiCounterId;
 import org.onosproject.net.pi.model.PiPipeconf;
 import org.onosproject.net.pi.runtime.PiCounterCell;
+import org.onosproject.net.pi.runtime.PiCounterCellHandle;
+import org.onosproject.net.pi.runtime.PiCounterCellId;
 import org.onosproject.net.pi.runtime.PiEntity;
 import org.onosproject.net.pi.service.PiPipeconfService;
 import org.onosproject.p4runtime.api.P4RuntimeClient;
@@ -53,7 +57,18 @@ public class P4RuntimeBinding {
 
     @Activate
     protected void activate() {
-        app.bind(this::write, this::read);
+        app.bind(this::write, new StatsSource() {
+            @Override
+            public Map<Long, List<GroupStats>> read(String deviceId, List<Long> ports) throws Exception {
+                return P4RuntimeBinding.this.read(deviceId, ports);
+            }
+
+            @Override
+            public Map<Long, List<QueueStats>> readQueues(String deviceId, List<Long> ports, int numQueues)
+                    throws Exception {
+                return P4RuntimeBinding.this.readQueues(deviceId, ports, numQueues);
+            }
+        });
     }
 
     private P4RuntimeClient client(DeviceId id) {
@@ -172,6 +187,54 @@ public class P4RuntimeBinding {
                                       pkts(cells, EGRESS_PIPE_TELEMETRY_PG_MARKS, idx)));
             }
             out.put(port, gs);
+        }
+        return out;
+    }
+
+    // Per-queue counters of the given ports, cell by cell: the queue index is
+    // local port << qid bits | qid and the histogram index queue index <<
+    // bucket bits | bucket (docs/dataplane.md); both widths follow from the
+    // P4Info sizes of the profile.
+    private Map<Long, List<QueueStats>> readQueues(String device, List<Long> ports, int numQueues)
+            throws Exception {
+        DeviceId id = DeviceId.deviceId(device);
+        PiPipeconf pc = pipeconf(id);
+        boolean t2 = "tofino2".equals(profile(pc));
+        long queueIdx = t2 ? EGRESS_PIPE_AQM_Q_LIMIT_DROPS_SIZE_TOFINO2 : EGRESS_PIPE_AQM_Q_LIMIT_DROPS_SIZE_TOFINO;
+        long histIdx = t2 ? EGRESS_PIPE_AQM_Q_DEPTH_HIST_SIZE_TOFINO2 : EGRESS_PIPE_AQM_Q_DEPTH_HIST_SIZE_TOFINO;
+        int qidBits = Long.numberOfTrailingZeros(queueIdx) - 7;
+        int buckets = (int) (histIdx / queueIdx);
+        int bucketBits = Integer.numberOfTrailingZeros(buckets);
+        int queues = Math.min(numQueues, 1 << qidBits);
+        long cellBytes = app.params().integer("policy", "cell_bytes_" + profile(pc));
+        List<PiCounterCellHandle> handles = new ArrayList<>();
+        for (long port : ports) {
+            for (int q = 0; q < queues; q++) {
+                long qi = ((port & 0x7F) << qidBits) | q;
+                handles.add(PiCounterCellHandle.of(id, PiCounterCellId.ofIndirect(EGRESS_PIPE_AQM_Q_LIMIT_DROPS, qi)));
+                for (int b = 0; b < buckets; b++) {
+                    handles.add(PiCounterCellHandle.of(
+                            id, PiCounterCellId.ofIndirect(EGRESS_PIPE_AQM_Q_DEPTH_HIST, (qi << bucketBits) | b)));
+                }
+            }
+        }
+        Map<PiCounterId, Map<Long, PiCounterCell>> cells = new HashMap<>();
+        for (PiEntity e : client(id).read(p4DeviceId(id), pc).handles(handles).submitSync().all()) {
+            PiCounterCell cell = (PiCounterCell) e;
+            cells.computeIfAbsent(cell.cellId().counterId(), k -> new HashMap<>()).put(cell.cellId().index(), cell);
+        }
+        Map<Long, List<QueueStats>> out = new HashMap<>();
+        for (long port : ports) {
+            List<QueueStats> qs = new ArrayList<>();
+            for (int q = 0; q < queues; q++) {
+                long qi = ((port & 0x7F) << qidBits) | q;
+                long[] hist = new long[buckets];
+                for (int b = 0; b < buckets; b++) {
+                    hist[b] = pkts(cells, EGRESS_PIPE_AQM_Q_DEPTH_HIST, (qi << bucketBits) | b);
+                }
+                qs.add(new QueueStats(q, pkts(cells, EGRESS_PIPE_AQM_Q_LIMIT_DROPS, qi), hist, cellBytes));
+            }
+            out.put(port, qs);
         }
         return out;
     }

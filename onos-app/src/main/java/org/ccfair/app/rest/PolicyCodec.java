@@ -71,6 +71,11 @@ public final class PolicyCodec {
         o.put("target_delay_us", p.targetDelayUs());
         o.put("buffer_policy", p.adaptiveBuffer() ? "adaptive" : "fixed");
         o.put("buffer_limit_pkts", p.bufferLimitPkts());
+        // Per queue: Cocoa's current limits when adaptive, else the fixed limit everywhere.
+        ArrayNode ql = o.putArray("queue_limit_pkts");
+        for (int q = 0; q < d.numQueues(); q++) {
+            ql.add(p.limitOf(q));
+        }
         ObjectNode c = o.putObject("classifier");
         c.put("m_ld", p.mLd());
         c.put("m_pl", p.mPl());

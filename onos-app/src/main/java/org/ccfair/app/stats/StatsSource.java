@@ -20,4 +20,20 @@ public interface StatsSource {
      * @throws Exception if the device cannot be read at all
      */
     Map<Long, List<GroupStats>> read(String deviceId, List<Long> ports) throws Exception;
+
+    /**
+     * Reads the per-queue counters the Cocoa loop needs (buffer-limit drops,
+     * enqueue-depth histogram). A source without them returns nothing, and
+     * adaptive buffers then keep their current limits.
+     *
+     * @param deviceId  device id
+     * @param ports     port numbers
+     * @param numQueues queues per port
+     * @return port number to per-queue statistics
+     * @throws Exception if the device cannot be read at all
+     */
+    default Map<Long, List<QueueStats>> readQueues(String deviceId, List<Long> ports, int numQueues)
+            throws Exception {
+        return Map.of();
+    }
 }

@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.ccfair.app.CcfairParams;
 import org.ccfair.app.policy.FairnessIntent;
 import org.ccfair.app.policy.Scope;
+import org.ccfair.app.stats.GroupStats;
+import org.ccfair.app.stats.QueueStats;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -72,6 +74,24 @@ public class PolicyBenchmark {
         }
         fabric = fb.build();
         stats = sb.build();
+        // Adaptive buffers as in production: a Cocoa state for every queue of every port.
+        Cocoa cocoa = new Cocoa(p);
+        int numQueues = compiler.numQueues();
+        List<QueueStats> qs = new ArrayList<>();
+        for (int q = 0; q < numQueues; q++) {
+            qs.add(new QueueStats(q, 0, new long[(int) p.integer("cocoa", "depth_hist_buckets")],
+                                   p.integer("policy", "cell_bytes_tofino")));
+        }
+        List<GroupStats> gs = new ArrayList<>();
+        for (int g = 0; g < groups; g++) {
+            gs.add(new GroupStats(g, 0, 0, 0, 0, 0));
+        }
+        for (String id : fabric.deviceIds()) {
+            for (FabricView.Port fp : fabric.ports(id)) {
+                cocoa.observe(id, fp.number(), fp.speedMbps(), gs, qs, compiler.initialBuffer(), 0);
+            }
+        }
+        compiler.setCocoa(cocoa);
         intents = new ArrayList<>();
         intents.add(FairnessIntent.builder(p).id("all").priority(10).build());
         for (int i = 0; i < 20; i++) {

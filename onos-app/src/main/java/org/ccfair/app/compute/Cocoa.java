@@ -1,0 +1,242 @@
+/*
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package org.ccfair.app.compute;
+
+import org.ccfair.app.CcfairParams;
+import org.ccfair.app.stats.GroupStats;
+import org.ccfair.app.stats.QueueStats;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Cocoa's adaptive buffer rules run by the controller, one state per
+ * (device, port, queue), on the counters the data plane exports once per
+ * recomputation round (docs/onos-app.md, "Adaptive buffers"):
+ * <ul>
+ * <li>a round with drops at the queue's limit ends a loss-free interval; if
+ *     the port was also idle part of that round, the buffer was too small to
+ *     keep the link busy: grow by the idle share (limit / utilisation - limit),
+ *     at most by cocoa.max_increase;</li>
+ * <li>once per guard interval, shrink by the smallest queue seen during the
+ *     longest loss-free interval (the standing queue that never drained); the
+ *     next guard interval is that interval times cocoa.gi_multiplier, at most
+ *     cocoa.max_gi_ms.</li>
+ * </ul>
+ * The same rules as the ns-3 model's per-packet version (eval/model,
+ * Pipeline::CocoaOnFull / CocoaGuard), at the resolution of a round; the
+ * smallest queue comes from the depth histogram, so it is the lower bound
+ * of the lowest bucket that saw packets (a shrink never overshoots).
+ * Limits are in packets of policy.buffer_pkt_bytes.
+ */
+public final class Cocoa {
+
+    private static final double IDLE_MIN = 0.02;   // below: measurement noise, not idle
+
+    private final int min;
+    private final int max;
+    private final double giMultiplier;
+    private final double maxIncrease;
+    private final long maxGiMs;
+    private final long firstCells;
+    private final int shift;
+    private final long pktBytes;
+    private final Map<String, Map<Long, Map<Integer, State>>> states = new HashMap<>();
+    private final Map<String, Map<Long, PortLast>> ports = new HashMap<>();
+
+    private static final class PortLast {
+        final List<GroupStats> groups;
+        final long t;
+
+        PortLast(List<GroupStats> groups, long t) {
+            this.groups = groups;
+            this.t = t;
+        }
+    }
+
+    private static final class State {
+        int limit;
+        QueueStats last;
+        long liStart;
+        long liMinPkts = Long.MAX_VALUE;
+        long longestLi;
+        long longestLiMin = Long.MAX_VALUE;
+        long giStart;
+        long giLen;
+
+        State(int limit, long now, long giLen) {
+            this.limit = limit;
+            this.liStart = now;
+            this.giStart = now;
+            this.giLen = giLen;
+        }
+    }
+
+    /**
+     * Creates the loop with the shared parameters.
+     *
+     * @param params shared parameters (cocoa.*, policy.buffer_pkt_bytes)
+     */
+    public Cocoa(CcfairParams params) {
+        this.min = (int) params.integer("cocoa", "min_limit_pkts");
+        this.max = (int) params.integer("cocoa", "max_limit_pkts");
+        this.giMultiplier = params.real("cocoa", "gi_multiplier");
+        this.maxIncrease = params.real("cocoa", "max_increase");
+        this.maxGiMs = params.integer("cocoa", "max_gi_ms");
+        this.firstCells = params.integer("cocoa", "depth_hist_first_cells");
+        this.shift = (int) params.integer("cocoa", "depth_hist_shift");
+        this.pktBytes = params.integer("policy", "buffer_pkt_bytes");
+    }
+
+    /**
+     * Smallest depth (cells) a packet counted in the bucket can have seen.
+     *
+     * @param bucket bucket index
+     * @return lower bound in cells
+     */
+    public long bucketLowCells(int bucket) {
+        return bucket == 0 ? 0 : firstCells << (shift * (bucket - 1));
+    }
+
+    /**
+     * Feeds one round of a port's counters.
+     *
+     * @param deviceId  device id
+     * @param port      port number
+     * @param speedMbps port speed (0 when unknown: no growth)
+     * @param groups    cumulative per-group counters of the port (packets and bytes before the AQM, drops)
+     * @param queues    cumulative per-queue counters of the port
+     * @param initial   limit of a queue seen for the first time
+     * @param nowMs     time of the reading
+     */
+    public synchronized void observe(String deviceId, long port, long speedMbps,
+                                     List<GroupStats> groups, List<QueueStats> queues, int initial, long nowMs) {
+        Map<Integer, State> byQueue = states.computeIfAbsent(deviceId, d -> new HashMap<>())
+                .computeIfAbsent(port, p -> new HashMap<>());
+        Map<Long, PortLast> lastOfDevice = ports.computeIfAbsent(deviceId, d -> new HashMap<>());
+        PortLast last = lastOfDevice.put(port, new PortLast(List.copyOf(groups), nowMs));
+        double util = last == null || nowMs <= last.t || speedMbps <= 0 ? 1.0
+                : utilisation(groups, last.groups, speedMbps) / (speedMbps * 1e6 * (nowMs - last.t) / 1000.0);
+        for (QueueStats q : queues) {
+            State s = byQueue.computeIfAbsent(q.qid(), x -> new State(clamp(initial), nowMs, maxGiMs));
+            if (s.last != null) {
+                round(s, s.last, q, util, nowMs);
+            }
+            s.last = q;
+        }
+    }
+
+    private void round(State s, QueueStats before, QueueStats now, double util, long t) {
+        long drops = now.limitDrops() - before.limitDrops();
+        long[] h = now.depthHist();
+        long[] h0 = before.depthHist();
+        if (drops < 0) {
+            return;   // counters were reset (pipeline reloaded): wait for the next round
+        }
+        if (drops > 0) {
+            // The queue was full: a loss-free interval ends here.
+            long li = t - s.liStart;
+            if (li > s.longestLi) {
+                s.longestLi = li;
+                s.longestLiMin = s.liMinPkts;
+            }
+            s.liStart = t;
+            s.liMinPkts = Long.MAX_VALUE;
+            double idle = 1.0 - util;
+            if (util > 0 && idle > IDLE_MIN) {
+                // Cocoa adds the packets the link could have sent while idle; at the
+                // resolution of a round: the buffer times idle / busy.
+                double inc = Math.min(s.limit * (1.0 / util - 1.0), s.limit * (maxIncrease - 1.0));
+                s.limit = clamp((long) Math.floor(s.limit + inc));
+            }
+        } else {
+            long minPkts = Long.MAX_VALUE;
+            boolean seen = false;
+            for (int b = 0; b < h.length && b < h0.length; b++) {
+                if (h[b] - h0[b] > 0) {
+                    minPkts = bucketLowCells(b) * now.cellBytes() / pktBytes;
+                    seen = true;
+                    break;
+                }
+            }
+            // No packet at all: the queue was empty, nothing stood.
+            s.liMinPkts = Math.min(s.liMinPkts, seen ? minPkts : 0);
+        }
+        if (t - s.giStart >= s.giLen) {
+            long len = s.longestLi;
+            long standing = s.longestLiMin;
+            if (t - s.liStart > len) {
+                len = t - s.liStart;
+                standing = s.liMinPkts;
+            }
+            if (standing != Long.MAX_VALUE && standing > 0) {
+                s.limit = clamp(s.limit - standing);
+            }
+            s.giLen = len == 0 ? maxGiMs : Math.min((long) (len * giMultiplier), maxGiMs);
+            s.giStart = t;
+            s.longestLi = 0;
+            s.longestLiMin = Long.MAX_VALUE;
+            s.liStart = t;
+            s.liMinPkts = Long.MAX_VALUE;
+        }
+    }
+
+    // Bits the port sent since the previous reading (counted minus dropped, pro rata), or
+    // +infinity when unknown (utilisation then counts as full: never grow).
+    private static double utilisation(List<GroupStats> now, List<GroupStats> before, long speedMbps) {
+        if (speedMbps <= 0 || now.size() != before.size()) {
+            return Double.POSITIVE_INFINITY;
+        }
+        double bits = 0;
+        for (int i = 0; i < now.size(); i++) {
+            GroupStats a = now.get(i);
+            GroupStats b = before.get(i);
+            long pkts = a.packets() - b.packets();
+            long bytes = a.bytes() - b.bytes();
+            long drops = a.drops() - b.drops();
+            if (pkts <= 0 || bytes <= 0) {
+                continue;
+            }
+            bits += 8.0 * bytes * Math.max(0, pkts - Math.max(0, drops)) / pkts;
+        }
+        return bits;
+    }
+
+    private int clamp(long v) {
+        return (int) Math.max(min, Math.min(max, v));
+    }
+
+    /**
+     * Current limits of a port's queues.
+     *
+     * @param deviceId  device id
+     * @param port      port number
+     * @param numQueues queues per port
+     * @param initial   limit of queues without state
+     * @return limit per queue id, or null if no queue of the port has state
+     */
+    public synchronized int[] limits(String deviceId, long port, int numQueues, int initial) {
+        Map<Integer, State> byQueue = states.getOrDefault(deviceId, Map.of()).get(port);
+        if (byQueue == null || byQueue.isEmpty()) {
+            return null;
+        }
+        int[] out = new int[numQueues];
+        for (int q = 0; q < numQueues; q++) {
+            State s = byQueue.get(q);
+            out[q] = s == null ? clamp(initial) : s.limit;
+        }
+        return out;
+    }
+
+    /**
+     * Forgets a device (removed, or its pipeline was reset).
+     *
+     * @param deviceId device id
+     */
+    public synchronized void forget(String deviceId) {
+        states.remove(deviceId);
+        ports.remove(deviceId);
+    }
+}
