@@ -48,9 +48,9 @@ CcfairQueueDisc::GetTypeId()
                           MakeBooleanAccessor(&CcfairQueueDisc::m_useEcn),
                           MakeBooleanChecker())
             .AddAttribute("PvAqm",
-                          "Run the packet-value AQM (PV < CTV -> drop/mark). Off by default: in ns-3 runs it "
-                          "still stalls flows (open bug, docs/eval-model.md); isolation + DRR + Cocoa stay on.",
-                          BooleanValue(false),
+                          "Run the packet-value AQM (PV < CTV -> drop/mark), as the P4 program always does. "
+                          "false leaves isolation + DRR + Cocoa only (docs/eval-model.md, tuning 6).",
+                          BooleanValue(true),
                           MakeBooleanAccessor(&CcfairQueueDisc::m_pvAqm),
                           MakeBooleanChecker())
             .AddAttribute("ControllerPeriod",

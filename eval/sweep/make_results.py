@@ -498,6 +498,11 @@ def main():
              " / ".join(fmt(rtt200.get(a)) for a in hl)))
         short = [a for a, _, _, ok in checks if ok is False]
         w("\nccfair falls short on: %s.\n" % (", ".join(short) if short else "none of the goals"))
+        # Not a goal of its own, but ccfair must not be less fair than no AQM at all.
+        worse = ["%s (%.2f vs FIFO %.2f)" % (label, mixes[(label, "ccfair")]["jfi"], mixes[(label, "fifo")]["jfi"])
+                 for label, _, _ in MIXES if mixes[(label, "ccfair")]["jfi"] < mixes[(label, "fifo")]["jfi"]]
+        if worse:
+            w("128-flow mixes where ccfair is less fair than FIFO: %s.\n" % "; ".join(worse))
         worst_pairs = sorted(pairs(CCS), key=lambda ab: cell(matrix, "ccfair", *ab))[:5]
         w("Worst ccfair pairs: %s.\n" % "; ".join(
             "%s–%s %.2f (goodputs %s Mbit/s)" % (SEED_NAMES[a], SEED_NAMES[b], cell(matrix, "ccfair", a, b),
