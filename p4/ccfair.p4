@@ -136,6 +136,9 @@ control IngressPipe(inout ingress_headers_t hdr,
     }
 }
 
+// The CTV edge arithmetic saturates: its result must sit in a container of
+// its own width (bf-p4c: "saturation add ... bigger container").
+@pa_container_size("egress", "md.ctv_cross", 16)
 control EgressPipe(inout egress_headers_t hdr,
                    inout egress_metadata_t md,
                    in egress_intrinsic_metadata_t eg_intr_md,

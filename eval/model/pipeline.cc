@@ -667,22 +667,21 @@ Pipeline::ControllerTick(uint64_t now)
         }
         next += nq[g];
     }
-    // 5. CTV range of each queue: the span of its TVF
+    // 5. CTV range of each queue (params aqm.ctv_floor_bins / ctv_ceiling_bins; the ONOS
+    // app computes the same range into aqm_cfg)
     const uint32_t fairBin = m_fairBin;
-    const uint32_t d = m_c.tvf_steps_per_decade;
     for (uint32_t qi = 0; qi < Q; ++qi)
     {
         uint8_t g = owner[qi] == 0xFF ? uint8_t(P::GROUP_MOUSE) : owner[qi];
         QueueState& q = m_q[qi];
-        // Ceiling: the PV 3 bins (x 1.54) above the fair rate's bin. The AQM may take
+        // Ceiling: the PV ctv_ceiling_bins (3: x 1.54) above the fair rate's bin. The AQM may take
         // a flow's excess well above its fair share, never the share itself: when
         // every flow is near its share and the delay is still above target (many
         // flows, few packets per round-robin round) an unbounded CTV winds up and
         // starves them all; a ceiling at the fair rate itself still hit flows whose
         // per-interval rate estimate is noisy (docs/eval-model.md).
-        constexpr uint32_t kCtvCeilingBins = 3;
-        q.ctv_lo = m_tvf[g][std::min(m_c.tvf_steps - 1, fairBin + d)];
-        q.ctv_hi = m_tvf[g][std::min(m_c.tvf_steps - 1, fairBin + kCtvCeilingBins)];
+        q.ctv_lo = m_tvf[g][std::min(m_c.tvf_steps - 1, fairBin + uint32_t(P::AQM_CTV_FLOOR_BINS))];
+        q.ctv_hi = m_tvf[g][std::min(m_c.tvf_steps - 1, fairBin + uint32_t(P::AQM_CTV_CEILING_BINS))];
         q.ctv = std::clamp(q.ctv, q.ctv_lo, q.ctv_hi);
     }
 }

@@ -186,6 +186,10 @@ struct egress_metadata_t {
     bit<2>      cls_op;     // CLS_*
     bit<1>      upd_ok;     // update mirror allowed by the limiter
     bit<1>      ctv_tick;
+    bit<16>     ctv_lo;       // CTV range of the queue (aqm_cfg)
+    bit<16>     ctv_hi;
+    bit<16>     ctv_edge;     // ctv_hi for a step up, ctv_lo for a step down
+    bit<16>     ctv_cross;    // beyond it the step lands on ctv_edge
     bit<CCFAIR_DEPTH_HIST_BITS> depth_bucket;
     // port configuration
     bit<8>      role;

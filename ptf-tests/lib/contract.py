@@ -79,7 +79,7 @@ ACTIONS = {
                                     "m_ld": 8, "m_pl": 8, "m_m": 8, "ss_drop": 8},
     EG + ".classifier.set_rtt_band": {"band": 8},
     EG + ".marker.set_pv": {"pv": 16},
-    EG + ".aqm.set_aqm": {"target_delay_us": 32, "limit_cells": 32, "ecn": 8},
+    EG + ".aqm.set_aqm": {"target_delay_us": 32, "limit_cells": 32, "ecn": 8, "ctv_lo": 16, "ctv_hi": 16},
 }
 
 # register -> width

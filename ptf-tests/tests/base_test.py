@@ -213,10 +213,11 @@ class CcfairTest(BaseTest):
             ({"tvf_profile": profile, "group": group, "rate_bin": b}, EG + ".marker.set_pv", {"pv": pv_of_bin(b)})
             for b in range(self.params["tvf"]["rate_steps"])])
 
-    def aqm(self, port, qid, target_delay_us, limit_cells=1 << 19, ecn=None):
+    def aqm(self, port, qid, target_delay_us, limit_cells=1 << 19, ecn=None, ctv_lo=0, ctv_hi=0xFFFF, modify=False):
         ecn = int(self.params["aqm"]["ecn"]) if ecn is None else ecn
         self.insert(EG + ".aqm.aqm_cfg", {"eg_port": port, "qid": qid}, EG + ".aqm.set_aqm",
-                    {"target_delay_us": target_delay_us, "limit_cells": limit_cells, "ecn": ecn})
+                    {"target_delay_us": target_delay_us, "limit_cells": limit_cells, "ecn": ecn,
+                     "ctv_lo": ctv_lo, "ctv_hi": ctv_hi}, modify=modify)
 
     def pg(self, counter, port, group):
         """(packets, bytes) of a per-(port, group) counter."""

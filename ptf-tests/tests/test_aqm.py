@@ -20,10 +20,10 @@ QID = 0  # queue_map's default
 
 
 class _Aqm(CcfairTest):
-    def setup_congestion(self, target_delay_us=100, limit_cells=1 << 19, ecn=None):
+    def setup_congestion(self, target_delay_us=100, limit_cells=1 << 19, ecn=None, ctv_lo=0, ctv_hi=0xFFFF):
         p1, out = self.ports[0], self.shaped_port
         self.forward_pair(p1, out)
-        self.aqm(out, QID, target_delay_us, limit_cells, ecn)
+        self.aqm(out, QID, target_delay_us, limit_cells, ecn, ctv_lo, ctv_hi)
         self.tvf(self.group_id("mouse"), lambda b: self.params["tvf"]["pv_max"])
         self.tvf(self.group_id("ant"), lambda b: 0)
         self.qidx = C.queue_index(self.profile, self.dev_port(out), QID)
@@ -64,6 +64,25 @@ class CtvRisesAboveTargetDelay(_Aqm):
         self.assertGreater(self.read_register(MAX_DELAY, self.qidx), 100,
                            "no queue built on the shaped port %d: tofino-model did not shape it" % out)
         self.assertGreater(self.ctv(), start)
+
+
+@group("aqm")
+class CtvStaysWithinItsRange(_Aqm):
+    """The CTV steps up to the queue's ctv_hi and stops there; from below ctv_lo a
+    step down lands on ctv_lo (aqm_cfg range, written by the controller)."""
+
+    def runTest(self):
+        step_up = self.params["aqm"]["ctv_step_up"]
+        hi = 3 * step_up + step_up // 2            # not a multiple of the step
+        p1, out = self.setup_congestion(ctv_lo=0, ctv_hi=hi)
+        self.write_register(CTV, self.qidx, 0)
+        self.congest(p1, out, rounds=8)             # far more periods than steps to hi
+        self.assertEqual(self.ctv(), hi)
+        lo = 1000
+        self.aqm(out, QID, 1 << 30, ctv_lo=lo, ctv_hi=0xFFFF, modify=True)   # target out of reach: steps go down
+        self.write_register(CTV, self.qidx, lo + 1)
+        self.congest(p1, out, rounds=1)
+        self.assertEqual(self.ctv(), lo)
 
 
 @group("aqm")

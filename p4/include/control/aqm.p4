@@ -37,15 +37,29 @@ control Aqm(inout egress_headers_t hdr,
             }
         }
     };
+    // Steps stay within the controller's range [ctv_lo, ctv_hi] (aqm_cfg):
+    // unbounded, the CTV winds up whenever every flow is near its share and
+    // the delay is still above target, and starves them all
+    // (docs/eval-model.md, tuning 5). A stateful ALU takes two PHV operands
+    // for all its actions, so ctv_edge_for_up / _down load the edge the step
+    // goes toward (ctv_edge) and where a step would cross it (ctv_cross).
     RegisterAction<bit<16>, qidx_t, bit<16>>(q_ctv) ctv_up = {
         void apply(inout bit<16> v, out bit<16> rv) {
-            v = v |+| CCFAIR_AQM_CTV_STEP_UP;
+            if (v >= md.ctv_cross) {
+                v = md.ctv_edge;
+            } else {
+                v = v + CCFAIR_AQM_CTV_STEP_UP;
+            }
             rv = v;
         }
     };
     RegisterAction<bit<16>, qidx_t, bit<16>>(q_ctv) ctv_down = {
         void apply(inout bit<16> v, out bit<16> rv) {
-            v = v |-| CCFAIR_AQM_CTV_STEP_DOWN;
+            if (v <= md.ctv_cross) {
+                v = md.ctv_edge;
+            } else {
+                v = v - CCFAIR_AQM_CTV_STEP_DOWN;
+            }
             rv = v;
         }
     };
@@ -92,10 +106,12 @@ control Aqm(inout egress_headers_t hdr,
         size = 4;
     }
 
-    action set_aqm(bit<32> target_delay_us, bit<32> limit_cells, bit<8> ecn) {
+    action set_aqm(bit<32> target_delay_us, bit<32> limit_cells, bit<8> ecn, bit<16> ctv_lo, bit<16> ctv_hi) {
         md.target_delay = target_delay_us;
         md.limit_cells = limit_cells;
         md.ecn_en = ecn;
+        md.ctv_lo = ctv_lo;
+        md.ctv_hi = ctv_hi;
     }
     table aqm_cfg {
         key = {
@@ -103,13 +119,22 @@ control Aqm(inout egress_headers_t hdr,
             hdr.bridged.qid: exact @name("qid");
         }
         actions = { set_aqm; }
-        default_action = set_aqm(CCFAIR_AQM_TARGET_DELAY_US, 1 << 19, CCFAIR_AQM_ECN);
+        default_action = set_aqm(CCFAIR_AQM_TARGET_DELAY_US, 1 << 19, CCFAIR_AQM_ECN, 0, 0xFFFF);
         size = AQM_CFG_SIZE;
     }
 
     // Separate actions so the difference is not folded into the saturating
     // subtraction (two ALU stages in one action).
     action queue_delay() { md.delay_us = md.eg_ts - hdr.bridged.ig_ts; }
+    // Not in set_aqm: Tofino cannot add to action data in the action that loads it.
+    action ctv_edge_for_up() {
+        md.ctv_edge = md.ctv_hi;
+        md.ctv_cross = md.ctv_hi |-| CCFAIR_AQM_CTV_STEP_UP;
+    }
+    action ctv_edge_for_down() {
+        md.ctv_edge = md.ctv_lo;
+        md.ctv_cross = md.ctv_lo |+| CCFAIR_AQM_CTV_STEP_DOWN;
+    }
     action delay_excess() { md.delay_over = md.delay_us |-| md.target_delay; }
 
     // Verdict as a small ternary table: gateways cannot test the computed
@@ -162,6 +187,11 @@ control Aqm(inout egress_headers_t hdr,
         }
         if (md.on == 1) {
             md.ctv_tick = ctv_tick.execute(md.qidx);
+        }
+        if (md.delay_over != 0) {
+            ctv_edge_for_up();
+        } else {
+            ctv_edge_for_down();
         }
         ctv_op.apply();
         md.pv_below = md.ctv |-| hdr.shim.pv;

@@ -406,6 +406,10 @@ control Classifier(inout egress_headers_t hdr,
             eg_dprsr_md.mirror_type = MIRROR_TYPE_UPDATE;
             md.mirror_flow_idx = hdr.bridged.flow_idx;
             md.mirror_bmd_type = BMD_MIRROR_UPDATE;
+        }
+        // Its own action: a keyless table cannot combine hash output with the
+        // action data the constants above need (bf-p4c, Tofino 2).
+        if (md.upd_ok == 1) {
             md.mirror_fg = fg_hash.get({2w2, eg_intr_md.egress_port, md.new_group[4:0]});
         }
     }

@@ -49,6 +49,9 @@ public final class PolicyCompiler {
     private final Tvf tvf;
     private final int numGroups;
     private final int numQueues;
+    private final int ctvFloorBins;
+    private final int ctvCeilingBins;
+    private final int mouseGroup;
     private final int maxProfiles;
     private final int initialBuffer;
     private final int slotsPerGroup;
@@ -97,6 +100,9 @@ public final class PolicyCompiler {
         this.tvf = new Tvf(params);
         this.numGroups = params.numGroups();
         this.numQueues = (int) params.integer("queues", "per_port");
+        this.ctvFloorBins = (int) params.integer("aqm", "ctv_floor_bins");
+        this.ctvCeilingBins = (int) params.integer("aqm", "ctv_ceiling_bins");
+        this.mouseGroup = (int) params.integer("groups", "mouse");
         this.maxProfiles = (int) params.integer("tvf", "profiles");
         this.initialBuffer = (int) params.integer("cocoa", "initial_limit_pkts");
         this.slotsPerGroup = (int) params.integer("queues", "slots_per_group");
@@ -209,11 +215,47 @@ public final class PolicyCompiler {
             int[] flows = stats.flows(deviceId, p.number());
             Cocoa c = cocoa;
             int[] limits = plan.adaptive && c != null ? c.limits(deviceId, p.number(), numQueues, plan.buffer) : null;
-            out.add(new PortPolicy(p.number(), p.role(), in.id(), allocate(plan, flows), profileId,
+            int[] queues = allocate(plan, flows);
+            int[][] ctv = ctvRange(queues, plan.profile, fairBin(p.speedMbps(), flows, 0));
+            out.add(new PortPolicy(p.number(), p.role(), in.id(), queues, profileId,
                                    fairRateBin(p.speedMbps(), flows), plan.classifier, in.targetDelayUs(),
-                                   plan.adaptive, plan.buffer, limits));
+                                   plan.adaptive, plan.buffer, limits, ctv[0], ctv[1]));
         }
         return new DevicePolicy(deviceId, out, ids, numQueues);
+    }
+
+    /**
+     * CTV range of each queue: from the PV, on the TVF of the group that owns
+     * the queue, of the rate aqm.ctv_floor_bins above the fair rate to that of
+     * the rate aqm.ctv_ceiling_bins above it (the ns-3 model's rule). Without
+     * long-lived flows the range is the whole PV span.
+     *
+     * @param queues  queues per group
+     * @param tvf     the port's TVF profile
+     * @param fairBin rate bin of one long-lived flow's fair rate (unshifted)
+     * @return {lowest CTV per queue, highest CTV per queue}
+     */
+    int[][] ctvRange(int[] queues, TvfProfile tvf, int fairBin) {
+        int[] lo = new int[numQueues];
+        int[] hi = new int[numQueues];
+        java.util.Arrays.fill(hi, 0xFFFF);
+        if (fairBin == NO_FAIR_RATE_BIN || tvf == null) {
+            return new int[][]{lo, hi};
+        }
+        int[] owner = new int[numQueues];
+        java.util.Arrays.fill(owner, -1);
+        for (int g = 0; g < numGroups; g++) {
+            for (int s = 0; s < slotsPerGroup; s++) {
+                owner[PortPolicy.queueOf(queues, g, s, numQueues)] = g;
+            }
+        }
+        int last = tvf.bins() - 1;
+        for (int q = 0; q < numQueues; q++) {
+            int g = owner[q] < 0 ? mouseGroup : owner[q];
+            lo[q] = tvf.pv(g, Math.min(last, fairBin + ctvFloorBins));
+            hi[q] = tvf.pv(g, Math.min(last, fairBin + ctvCeilingBins));
+        }
+        return new int[][]{lo, hi};
     }
 
     /**
@@ -226,6 +268,11 @@ public final class PolicyCompiler {
      * @return rate bin
      */
     public int fairRateBin(long speedMbps, int[] flows) {
+        return fairBin(speedMbps, flows, bdpShift);
+    }
+
+    // Rate bin of port speed / long-lived flows >> shift; NO_FAIR_RATE_BIN without such flows.
+    private int fairBin(long speedMbps, int[] flows, int shift) {
         long n = 0;
         for (int g = 0; flows != null && g < flows.length && g < numGroups; g++) {
             if (familyOfGroup[g] != null) {
@@ -235,7 +282,7 @@ public final class PolicyCompiler {
         if (n == 0 || speedMbps <= 0) {
             return NO_FAIR_RATE_BIN;
         }
-        double kbps = speedMbps * 1000.0 / n / (1L << bdpShift);
+        double kbps = speedMbps * 1000.0 / n / (1L << shift);
         int bin = tvf.binOf(kbps);
         return Math.max(0, Math.min(tvf.steps() - 1, bin));
     }

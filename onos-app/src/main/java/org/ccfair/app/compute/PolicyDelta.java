@@ -180,7 +180,7 @@ public final class PolicyDelta {
     }
 
     private long[] aqm(PortPolicy p, int q) {
-        return new long[]{p.targetDelayUs(), p.limitOf(q), ecn};
+        return new long[]{p.targetDelayUs(), p.limitOf(q), ecn, p.ctvLoOf(q), p.ctvHiOf(q)};
     }
 
     private void port(List<List<PolicyWrite>> ph, PortPolicy o, PortPolicy p, int numQueues) {

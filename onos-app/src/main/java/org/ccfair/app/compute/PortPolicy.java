@@ -27,6 +27,8 @@ public final class PortPolicy {
     private final boolean adaptiveBuffer;
     private final int bufferLimitPkts;
     private final int[] queueLimitPkts;
+    private final int[] ctvLo;
+    private final int[] ctvHi;
     private final int hash;
 
     /**
@@ -46,7 +48,7 @@ public final class PortPolicy {
     public PortPolicy(long port, PortRole role, String intentId, int[] queues, int tvfProfileId, int fairRateBin,
                       int[] classifier, long targetDelayUs, boolean adaptiveBuffer, int bufferLimitPkts) {
         this(port, role, intentId, queues, tvfProfileId, fairRateBin, classifier, targetDelayUs, adaptiveBuffer,
-             bufferLimitPkts, null);
+             bufferLimitPkts, null, null, null);
     }
 
     /**
@@ -63,11 +65,15 @@ public final class PortPolicy {
      * @param adaptiveBuffer  Cocoa adaptive buffers
      * @param bufferLimitPkts initial buffer limit per queue
      * @param queueLimitPkts  limit per queue id (copied), or null for bufferLimitPkts everywhere
+     * @param ctvLo           lowest CTV per queue id (copied), or null for 0
+     * @param ctvHi           highest CTV per queue id (copied), or null for 65535
      */
     public PortPolicy(long port, PortRole role, String intentId, int[] queues, int tvfProfileId, int fairRateBin,
                       int[] classifier, long targetDelayUs, boolean adaptiveBuffer, int bufferLimitPkts,
-                      int[] queueLimitPkts) {
+                      int[] queueLimitPkts, int[] ctvLo, int[] ctvHi) {
         this.queueLimitPkts = queueLimitPkts == null ? null : queueLimitPkts.clone();
+        this.ctvLo = ctvLo == null ? null : ctvLo.clone();
+        this.ctvHi = ctvHi == null ? null : ctvHi.clone();
         this.port = port;
         this.role = role;
         this.intentId = intentId;
@@ -91,6 +97,8 @@ public final class PortPolicy {
         h = 31 * h + Long.hashCode(targetDelayUs);
         h = 31 * h + (adaptiveBuffer ? 1 : 0);
         h = 31 * h + Arrays.hashCode(queueLimitPkts);
+        h = 31 * h + Arrays.hashCode(ctvLo);
+        h = 31 * h + Arrays.hashCode(ctvHi);
         this.hash = 31 * h + bufferLimitPkts;
     }
 
@@ -150,6 +158,19 @@ public final class PortPolicy {
      * @return queue id
      */
     public int queueOf(int group, int slot, int numQueues) {
+        return queueOf(queues, group, slot, numQueues);
+    }
+
+    /**
+     * Queue of a group's slot for a given allocation (see {@link #queueOf(int, int, int)}).
+     *
+     * @param queues    queues per group
+     * @param group     group id
+     * @param slot      slot
+     * @param numQueues queues per port
+     * @return queue id
+     */
+    public static int queueOf(int[] queues, int group, int slot, int numQueues) {
         int base = 0;
         for (int g = 0; g < group; g++) {
             base += queues[g];
@@ -240,6 +261,26 @@ public final class PortPolicy {
         return queueLimitPkts != null && qid < queueLimitPkts.length ? queueLimitPkts[qid] : bufferLimitPkts;
     }
 
+    /**
+     * Lowest CTV of one queue (the AQM's floor).
+     *
+     * @param qid queue id
+     * @return packet value
+     */
+    public int ctvLoOf(int qid) {
+        return ctvLo != null && qid < ctvLo.length ? ctvLo[qid] : 0;
+    }
+
+    /**
+     * Highest CTV of one queue (the AQM's ceiling).
+     *
+     * @param qid queue id
+     * @return packet value
+     */
+    public int ctvHiOf(int qid) {
+        return ctvHi != null && qid < ctvHi.length ? ctvHi[qid] : 0xFFFF;
+    }
+
     @Override
     public boolean equals(Object o) {
         if (this == o) {
@@ -254,7 +295,8 @@ public final class PortPolicy {
                 && fairRateBin == p.fairRateBin && mLd == p.mLd && mPl == p.mPl && mM == p.mM
                 && targetDelayUs == p.targetDelayUs && adaptiveBuffer == p.adaptiveBuffer
                 && bufferLimitPkts == p.bufferLimitPkts
-                && Arrays.equals(queueLimitPkts, p.queueLimitPkts);
+                && Arrays.equals(queueLimitPkts, p.queueLimitPkts)
+                && Arrays.equals(ctvLo, p.ctvLo) && Arrays.equals(ctvHi, p.ctvHi);
     }
 
     @Override

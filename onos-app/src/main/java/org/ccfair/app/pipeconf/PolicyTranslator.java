@@ -129,7 +129,9 @@ public final class PolicyTranslator {
                                          .withParameter(param(TARGET_DELAY_US, w.value(0), TARGET_DELAY_US_BITWIDTH))
                                          .withParameter(param(LIMIT_CELLS, w.value(1) * cellsPerPkt,
                                                               LIMIT_CELLS_BITWIDTH))
-                                         .withParameter(param(ECN, w.value(2), ECN_BITWIDTH)).build());
+                                         .withParameter(param(ECN, w.value(2), ECN_BITWIDTH))
+                                         .withParameter(param(CTV_LO, w.value(3), CTV_LO_BITWIDTH))
+                                         .withParameter(param(CTV_HI, w.value(4), CTV_HI_BITWIDTH)).build());
                 }
                 break;
             case RTT_BAND:

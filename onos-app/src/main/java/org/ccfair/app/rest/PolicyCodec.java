@@ -73,8 +73,12 @@ public final class PolicyCodec {
         o.put("buffer_limit_pkts", p.bufferLimitPkts());
         // Per queue: Cocoa's current limits when adaptive, else the fixed limit everywhere.
         ArrayNode ql = o.putArray("queue_limit_pkts");
+        ArrayNode cl = o.putArray("queue_ctv_lo");
+        ArrayNode ch = o.putArray("queue_ctv_hi");
         for (int q = 0; q < d.numQueues(); q++) {
             ql.add(p.limitOf(q));
+            cl.add(p.ctvLoOf(q));
+            ch.add(p.ctvHiOf(q));
         }
         ObjectNode c = o.putObject("classifier");
         c.put("m_ld", p.mLd());

@@ -93,6 +93,38 @@ public class PolicyCompilerTest {
     }
 
     @Test
+    public void ctvRangeFollowsTheOwningGroupsTvfAroundTheFairRate() {
+        FabricView f = Fabrics.leafSpine(1, 1, 2);
+        String leaf = Fabrics.leaf(1);
+        int loss0 = P.groupId("loss", 0);
+        int[] flows = new int[g];
+        flows[loss0] = 10;
+        StatsSnapshot st = StatsSnapshot.builder().port(leaf, 3, flows).build();
+        DevicePolicy d = c.compile(f, List.of(), st, Map.of()).get(leaf);
+        PortPolicy p = d.port(3);
+        TvfProfile tvf = d.profile(p.tvfProfileId());
+        // The fair rate of one of the 10 flows, unshifted, as a rate bin.
+        int fair = new Tvf(P).binOf(f.ports(leaf).stream().filter(x -> x.number() == 3).findFirst().get()
+                                            .speedMbps() * 1000.0 / 10);
+        int last = tvf.bins() - 1;
+        int loss0Queue = p.queueOf(loss0, 0, q);
+        assertEquals(tvf.pv(loss0, Math.min(last, fair + (int) P.integer("aqm", "ctv_floor_bins"))),
+                     p.ctvLoOf(loss0Queue));
+        assertEquals(tvf.pv(loss0, Math.min(last, fair + (int) P.integer("aqm", "ctv_ceiling_bins"))),
+                     p.ctvHiOf(loss0Queue));
+        for (int i = 0; i < q; i++) {
+            assertTrue("queue " + i + ": floor above ceiling", p.ctvLoOf(i) <= p.ctvHiOf(i));
+            assertTrue("the ceiling keeps the fair share itself", p.ctvHiOf(i) < 0xFFFF);
+        }
+        // A port without long-lived flows: the whole PV span.
+        PortPolicy idle = d.port(2);
+        for (int i = 0; i < q; i++) {
+            assertEquals(0, idle.ctvLoOf(i));
+            assertEquals(0xFFFF, idle.ctvHiOf(i));
+        }
+    }
+
+    @Test
     public void weightedGroupsGetMoreQueuesAndHigherValues() {
         FairnessIntent w = FairnessIntent.builder(P).id("w").objective(FairnessIntent.Objective.WEIGHTED_GROUPS)
                 .weights(Map.of("hybrid", 3.0)).build();

@@ -63,12 +63,15 @@ public class PipeconfTranslationTest {
                                                       new long[]{1}, new long[]{P.integer("ports", "role_fabric"), 0}));
         assertEquals(INGRESS_PIPE_PORT_CFG_SET_FABRIC_PORT, ((PiAction) fabric.action()).id());
         PiTableEntry aqm = t.entry(new PolicyWrite(PolicyWrite.Op.MODIFY, PolicyTable.AQM, new long[]{1, 0},
-                                                   new long[]{5000, 100, 1}));
+                                                   new long[]{5000, 100, 1, 1234, 40000}));
         long cells = (P.integer("policy", "buffer_pkt_bytes") + P.integer("policy", "cell_bytes_tofino") - 1)
                 / P.integer("policy", "cell_bytes_tofino");
         PiActionParam limit = ((PiAction) aqm.action()).parameters().stream()
                 .filter(x -> x.id().equals(LIMIT_CELLS)).findFirst().get();
         assertEquals(ImmutableByteSequence.copyFrom(100 * cells).fit(LIMIT_CELLS_BITWIDTH), limit.value());
+        PiActionParam ctvHi = ((PiAction) aqm.action()).parameters().stream()
+                .filter(x -> x.id().equals(CTV_HI)).findFirst().get();
+        assertEquals(ImmutableByteSequence.copyFrom(40000L).fit(CTV_HI_BITWIDTH), ctvHi.value());
         PiTableEntry band = t.entry(new PolicyWrite(PolicyWrite.Op.INSERT, PolicyTable.RTT_BAND, new long[]{0, 19999},
                                                     new long[]{0}));
         assertTrue("range tables need a priority", band.priority().isPresent());
