@@ -43,7 +43,9 @@ public final class Cocoa {
     private final long firstCells;
     private final int shift;
     private final long pktBytes;
-    private final Map<String, Map<Long, Map<Integer, State>>> states = new HashMap<>();
+    // Per device and port, the states indexed by queue id (an array: limits() runs
+    // for every adaptive port of every recomputation).
+    private final Map<String, Map<Long, State[]>> states = new HashMap<>();
     private final Map<String, Map<Long, PortLast>> ports = new HashMap<>();
 
     private static final class PortLast {
@@ -113,19 +115,30 @@ public final class Cocoa {
      */
     public synchronized void observe(String deviceId, long port, long speedMbps,
                                      List<GroupStats> groups, List<QueueStats> queues, int initial, long nowMs) {
-        Map<Integer, State> byQueue = states.computeIfAbsent(deviceId, d -> new HashMap<>())
-                .computeIfAbsent(port, p -> new HashMap<>());
+        Map<Long, State[]> byPort = states.computeIfAbsent(deviceId, d -> new HashMap<>());
+        State[] byQueue = byPort.getOrDefault(port, new State[0]);
         Map<Long, PortLast> lastOfDevice = ports.computeIfAbsent(deviceId, d -> new HashMap<>());
         PortLast last = lastOfDevice.put(port, new PortLast(List.copyOf(groups), nowMs));
         double util = last == null || nowMs <= last.t || speedMbps <= 0 ? 1.0
                 : utilisation(groups, last.groups, speedMbps) / (speedMbps * 1e6 * (nowMs - last.t) / 1000.0);
         for (QueueStats q : queues) {
-            State s = byQueue.computeIfAbsent(q.qid(), x -> new State(clamp(initial), nowMs, maxGiMs));
+            if (q.qid() < 0) {
+                continue;
+            }
+            if (q.qid() >= byQueue.length) {
+                byQueue = java.util.Arrays.copyOf(byQueue, q.qid() + 1);
+            }
+            State s = byQueue[q.qid()];
+            if (s == null) {
+                s = new State(clamp(initial), nowMs, maxGiMs);
+                byQueue[q.qid()] = s;
+            }
             if (s.last != null) {
                 round(s, s.last, q, util, nowMs);
             }
             s.last = q;
         }
+        byPort.put(port, byQueue);
     }
 
     private void round(State s, QueueStats before, QueueStats now, double util, long t) {
@@ -218,13 +231,14 @@ public final class Cocoa {
      * @return limit per queue id, or null if no queue of the port has state
      */
     public synchronized int[] limits(String deviceId, long port, int numQueues, int initial) {
-        Map<Integer, State> byQueue = states.getOrDefault(deviceId, Map.of()).get(port);
-        if (byQueue == null || byQueue.isEmpty()) {
+        Map<Long, State[]> byPort = states.get(deviceId);
+        State[] byQueue = byPort == null ? null : byPort.get(port);
+        if (byQueue == null || byQueue.length == 0) {
             return null;
         }
         int[] out = new int[numQueues];
         for (int q = 0; q < numQueues; q++) {
-            State s = byQueue.get(q);
+            State s = q < byQueue.length ? byQueue[q] : null;
             out[q] = s == null ? clamp(initial) : s.limit;
         }
         return out;

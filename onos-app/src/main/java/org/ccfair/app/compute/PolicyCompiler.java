@@ -238,22 +238,29 @@ public final class PolicyCompiler {
     int[][] ctvRange(int[] queues, TvfProfile tvf, int fairBin) {
         int[] lo = new int[numQueues];
         int[] hi = new int[numQueues];
-        java.util.Arrays.fill(hi, 0xFFFF);
         if (fairBin == NO_FAIR_RATE_BIN || tvf == null) {
+            java.util.Arrays.fill(hi, 0xFFFF);
             return new int[][]{lo, hi};
         }
-        int[] owner = new int[numQueues];
-        java.util.Arrays.fill(owner, -1);
-        for (int g = 0; g < numGroups; g++) {
-            for (int s = 0; s < slotsPerGroup; s++) {
-                owner[PortPolicy.queueOf(queues, g, s, numQueues)] = g;
-            }
-        }
+        // The range depends on the group only: look it up once per group, then
+        // deal it over the group's queues as PortPolicy.queueOf does (a later
+        // group wins a shared queue; unowned queues get the mouse group's).
         int last = tvf.bins() - 1;
-        for (int q = 0; q < numQueues; q++) {
-            int g = owner[q] < 0 ? mouseGroup : owner[q];
-            lo[q] = tvf.pv(g, Math.min(last, fairBin + ctvFloorBins));
-            hi[q] = tvf.pv(g, Math.min(last, fairBin + ctvCeilingBins));
+        int loBin = Math.min(last, fairBin + ctvFloorBins);
+        int hiBin = Math.min(last, fairBin + ctvCeilingBins);
+        java.util.Arrays.fill(lo, tvf.pv(mouseGroup, loBin));
+        java.util.Arrays.fill(hi, tvf.pv(mouseGroup, hiBin));
+        int base = 0;
+        for (int g = 0; g < numGroups; g++) {
+            int n = Math.min(slotsPerGroup, queues[g]);
+            int l = tvf.pv(g, loBin);
+            int h = tvf.pv(g, hiBin);
+            for (int j = 0; j < n; j++) {
+                int q = (base + j) % numQueues;
+                lo[q] = l;
+                hi[q] = h;
+            }
+            base += queues[g];
         }
         return new int[][]{lo, hi};
     }
