@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Every P4 object the PTF tests use, with the widths they rely on.
+"""
+Every P4 object the PTF tests use, with the widths they rely on.
 
 Transcribed from the control-plane contract in docs/dataplane.md. The tests
 reach the switch only through these names (base_test refuses others), and
@@ -10,6 +11,12 @@ change in the P4 program fails here before anyone reaches a tofino-model.
 Widths: PORT marks a PortId (9-bit device port) carried in P4Runtime as a
 32-bit SDN port through @p4runtime_translation("tna/PortId_t", 32).
 """
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+from ccfair import params as _P  # noqa: E402
+
 PORT = "PortId"
 PORT_SDN_BITS = 32
 PORT_URI = "tna/PortId_t"
@@ -143,11 +150,13 @@ def queue_index(profile, dev_port, qid):
     return ((dev_port & 0x7F) << QUEUE_SHIFT[profile]) | qid
 
 
-DEPTH_HIST_BUCKETS = 8   # params cocoa.depth_hist_buckets (3 index bits)
+# From the params file, as the P4 program's histogram size (p4/gen_tables.py).
+DEPTH_HIST_BUCKETS = _P.load()["cocoa"]["depth_hist_buckets"]
+_DEPTH_HIST_BITS = DEPTH_HIST_BUCKETS.bit_length() - 1
 
 
 def depth_hist_index(profile, dev_port, qid, bucket):
-    return (queue_index(profile, dev_port, qid) << 3) | bucket
+    return (queue_index(profile, dev_port, qid) << _DEPTH_HIST_BITS) | bucket
 
 
 # -- used by base_test and the cross-check ------------------------------------------------

@@ -143,8 +143,6 @@ public final class Cocoa {
 
     private void round(State s, QueueStats before, QueueStats now, double util, long t) {
         long drops = now.limitDrops() - before.limitDrops();
-        long[] h = now.depthHist();
-        long[] h0 = before.depthHist();
         if (drops < 0) {
             return;   // counters were reset (pipeline reloaded): wait for the next round
         }
@@ -165,6 +163,8 @@ public final class Cocoa {
                 s.limit = clamp((long) Math.floor(s.limit + inc));
             }
         } else {
+            long[] h = now.depthHist();
+            long[] h0 = before.depthHist();
             long minPkts = Long.MAX_VALUE;
             boolean seen = false;
             for (int b = 0; b < h.length && b < h0.length; b++) {

@@ -216,9 +216,10 @@ public final class PolicyCompiler {
             Cocoa c = cocoa;
             int[] limits = plan.adaptive && c != null ? c.limits(deviceId, p.number(), numQueues, plan.buffer) : null;
             int[] queues = allocate(plan, flows);
-            int[][] ctv = ctvRange(queues, plan.profile, fairBin(p.speedMbps(), flows, 0));
+            double fairKbps = fairKbps(p.speedMbps(), flows);
+            int[][] ctv = ctvRange(queues, plan.profile, bin(fairKbps, 0));
             out.add(new PortPolicy(p.number(), p.role(), in.id(), queues, profileId,
-                                   fairRateBin(p.speedMbps(), flows), plan.classifier, in.targetDelayUs(),
+                                   bin(fairKbps, bdpShift), plan.classifier, in.targetDelayUs(),
                                    plan.adaptive, plan.buffer, limits, ctv[0], ctv[1]));
         }
         return new DevicePolicy(deviceId, out, ids, numQueues);
@@ -275,23 +276,27 @@ public final class PolicyCompiler {
      * @return rate bin
      */
     public int fairRateBin(long speedMbps, int[] flows) {
-        return fairBin(speedMbps, flows, bdpShift);
+        return bin(fairKbps(speedMbps, flows), bdpShift);
     }
 
-    // Rate bin of port speed / long-lived flows >> shift; NO_FAIR_RATE_BIN without such flows.
-    private int fairBin(long speedMbps, int[] flows, int shift) {
+    // Port speed / long-lived flows in kbit/s; 0 without such flows or speed.
+    private double fairKbps(long speedMbps, int[] flows) {
         long n = 0;
         for (int g = 0; flows != null && g < flows.length && g < numGroups; g++) {
             if (familyOfGroup[g] != null) {
                 n += Math.max(0, flows[g]);
             }
         }
-        if (n == 0 || speedMbps <= 0) {
+        return n == 0 || speedMbps <= 0 ? 0 : speedMbps * 1000.0 / n;
+    }
+
+    // Rate bin of kbps >> shift; NO_FAIR_RATE_BIN for 0 (no long-lived flow).
+    private int bin(double kbps, int shift) {
+        if (kbps <= 0) {
             return NO_FAIR_RATE_BIN;
         }
-        double kbps = speedMbps * 1000.0 / n / (1L << shift);
-        int bin = tvf.binOf(kbps);
-        return Math.max(0, Math.min(tvf.steps() - 1, bin));
+        int b = tvf.binOf(kbps / (1L << shift));
+        return Math.max(0, Math.min(tvf.steps() - 1, b));
     }
 
     private FairnessIntent governing(List<FairnessIntent> intents, String deviceId, long port) {
