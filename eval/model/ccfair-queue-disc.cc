@@ -79,8 +79,8 @@ CcfairQueueDisc::GetTypeId()
                           MakeUintegerAccessor(&CcfairQueueDisc::m_numQueues),
                           MakeUintegerChecker<uint32_t>(3, 64))
             .AddAttribute("FlowTableSize",
-                          "Flow-table slots (power of two).",
-                          UintegerValue(4096),
+                          "Flow-table slots (power of two); default: one Tofino pipe's table (params targets.profiles.tofino.flows_per_pipe).",
+                          UintegerValue(P::FLOWS_PER_PIPE_TOFINO),
                           MakeUintegerAccessor(&CcfairQueueDisc::m_flowTableSize),
                           MakeUintegerChecker<uint32_t>(1, 1u << 20))
             .AddAttribute("Quantum",

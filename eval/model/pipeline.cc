@@ -50,7 +50,7 @@ Config::Defaults()
     c.link_rate_bps = 100000000;
     c.num_queues = uint32_t(P::QUEUES_PER_PORT);
     c.quantum_bytes = 1514 * uint32_t(P::QUEUES_DEFAULT_WEIGHT);
-    c.flow_table_size = 4096; // per model port; P4 has FLOWS_PER_PIPE_* per pipe
+    c.flow_table_size = uint32_t(P::FLOWS_PER_PIPE_TOFINO); // one Tofino pipe's table, here for one port
     c.signature_bits = uint32_t(P::FLOW_SIGNATURE_BITS);
     c.default_rtt_us = uint32_t(P::FLOW_DEFAULT_RTT_US);
     c.min_rtt_us = uint32_t(P::FLOW_MIN_RTT_US);
