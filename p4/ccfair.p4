@@ -216,22 +216,27 @@ control EgressPipe(inout egress_headers_t hdr,
         hdr.shim.setInvalid();
     }
     @hidden
+    // A PV drop (aqm pv_drop) counts only when the flow's token was free
+    // (aqm_once == 0): a flow loses one packet per interval to the PV rule.
     table egress_out {
         key = {
             md.on: exact;
             md.drop: ternary;
+            md.pv_drop: ternary;
+            md.aqm_once: ternary;
             md.mark: ternary;
             md.role: ternary;
         }
         actions = { out_drop; out_mark; out_pop; out_mark_pop; no_op; }
         const entries = {
-            (1, 1, _, _) : out_drop();
-            (1, 0, 1, ROLE_EDGE) : out_mark_pop();
-            (1, 0, 1, _) : out_mark();
-            (1, 0, 0, ROLE_EDGE) : out_pop();
+            (1, 1, _, _, _, _) : out_drop();
+            (1, _, 1, 0, _, _) : out_drop();
+            (1, _, _, _, 1, ROLE_EDGE) : out_mark_pop();
+            (1, _, _, _, 1, _) : out_mark();
+            (1, _, _, _, 0, ROLE_EDGE) : out_pop();
         }
         const default_action = no_op();
-        size = 4;
+        size = 8;
     }
 
     // One hash result per action: an action gets 32 bits of hash output.

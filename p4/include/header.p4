@@ -211,6 +211,9 @@ struct egress_metadata_t {
     bit<32>     depth_over;
     bit<16>     ctv;
     bit<16>     pv_below;
+    bit<8>      aqm_once;     // 1: the flow's one PV drop of this interval is spent
+    bit<1>      pv_drop;      // PV < CTV and not markable: dropped if aqm_once == 0
+    pgidx_t     pg_idx;       // telemetry counter index
     bit<1>      drop;
     bit<1>      mark;
     bit<1>      ss_drop;

@@ -11,7 +11,7 @@ from ptf.testutils import group
 
 import contract as C
 import packets as K
-from base_test import CcfairTest, EG
+from base_test import CcfairTest, EG, P
 
 CTV, MAX_DELAY, MIN_DEPTH = EG + ".aqm.q_ctv", EG + ".aqm.q_max_delay", EG + ".aqm.q_min_depth"
 DROPS, MARKS, LIMIT_DROPS = EG + ".telemetry.pg_drops", EG + ".telemetry.pg_marks", EG + ".aqm.q_limit_drops"
@@ -100,6 +100,36 @@ class DropBelowCtv(_Aqm):
         self.assertGreater(self.pg(DROPS, out, ant)[0] - d_ant, 0)
         self.assertEqual(self.pg(DROPS, out, mouse)[0] - d_mouse, 0, "max-PV packets were dropped by the AQM")
         self.assertLess(len([p for p in got if p.haslayer(K.UDP)]), len(probes))
+
+
+@group("aqm")
+class OneAqmDropPerFlowPerInterval(_Aqm):
+    """Every packet of a tracked TCP flow is below the CTV, yet the PV rule drops only the first
+    of each RTT interval (flow_aqm_once; the first packet of the next interval resets it)."""
+
+    def runTest(self):
+        rtt_us, n = 200000, 6   # a long interval: each burst fits well inside it on tofino-model
+        p1, out = self.ports[0], self.ports[1]
+        self.forward_pair(p1, out, default_rtt_us=rtt_us)
+        self.egress_cfg(out, ss_drop=0)
+        hi = self.params["tvf"]["pv_max"]
+        self.aqm(out, QID, 1 << 30, ecn=0, ctv_lo=hi, ctv_hi=hi)   # CTV pinned at the top
+        self.write_register(CTV, C.queue_index(self.profile, self.dev_port(out), QID), hi)
+        for g in range(P.num_groups(self.params)):
+            self.tvf(g, lambda b: 0)                                # every PV is 0 < CTV
+        f = K.Flow(0, 1, 47000)
+        self.send(p1, f.data(1000, seq=1))                          # claims the slot, opens interval 1
+        self.recv_all(out, timeout=0.1)
+        d0, seq = self.pg_packets(DROPS, out), 1001
+        for k in range(2):
+            time.sleep(rtt_us * 1.5e-6)
+            for i in range(n):
+                self.send(p1, f.data(1000, seq=seq))
+                seq += 1000
+            got = [p for p in self.recv_all(out, timeout=0.1) if p.haslayer(K.TCP)]
+            self.assertEqual(len(got), n - 1, "interval %d: %d of %d packets passed, expected all but one"
+                             % (k + 2, len(got), n))
+        self.assertEqual(self.pg_packets(DROPS, out) - d0, 2)
 
 
 @group("aqm")
