@@ -123,6 +123,7 @@ Pipeline::Pipeline(const Config& c, uint64_t seed)
 void
 Pipeline::SetFairRate(uint64_t bps)
 {
+    m_fairBps = bps;
     m_logFairRate = Q8(std::log2(std::max<double>(bps, 1.0) / 8e6)); // bytes per us
     // TVFs (per-flow objective: the same for every group) spend the PV range on one
     // decade either side of the fair rate: pv_max/2 at its bin, pv_max at fair / 10,
@@ -598,8 +599,26 @@ Pipeline::ControllerTick(uint64_t now)
     // BwEst thresholds as log2 Q8 constants (table entries written by the controller)
     m_bwUpQ8 = Q8(std::log2(1.0 + std::ldexp(1.0, -int(m_c.bwest_up_shift))));
     m_bwDownQ8 = Q8(std::log2(1.0 - std::ldexp(1.0, -int(m_c.bwest_down_shift))));
-    // 2. fair rate for the slow-start BDP test
-    SetFairRate(m_c.link_rate_bps / std::max<uint32_t>(1, flows));
+    // 2. fair rate (TVF centre, CTV range, slow-start BDP test): max-min at group
+    //    granularity, as the ONOS app computes it from the same counters
+    //    (PolicyCompiler.fairKbps): a long-lived group whose flows forwarded less
+    //    than fair >> controller.limited_share_shift each since the last tick is
+    //    limited elsewhere (or stalled); its rate and flows leave the division.
+    std::vector<double> sentBps(m_nGroups, -1.0);
+    const double dt = m_lastTick && now > m_lastTick ? double(now - m_lastTick) * 1e-9 : 0.0;
+    for (uint32_t g = 0; g < m_nGroups; ++g)
+    {
+        GroupStats& s = m_g[g];
+        const uint64_t dp = s.pkts - s.tick_pkts, db = s.bytes - s.tick_bytes, dd = s.drops - s.tick_drops;
+        if (dt > 0)
+            sentBps[g] = dp ? 8.0 * double(db) * double(dp - std::min(dp, dd)) / double(dp) / dt : 0.0;
+        s.tick_pkts = s.pkts;
+        s.tick_bytes = s.bytes;
+        s.tick_drops = s.drops;
+    }
+    m_lastTick = now;
+    SetFairRate(FairRate(double(m_c.link_rate_bps), n, sentBps, 2, uint32_t(P::CONTROLLER_LIMITED_SHARE_SHIFT),
+                         n[P::GROUP_MOUSE]));
     // 3. RTT bands: one boundary (K = 2) at the geometric middle of the RTTs seen,
     //    only when they differ by 2x or more
     if (m_c.k >= 2 && maxRtt >= 2ULL * minRtt && minRtt != UINT32_MAX)
@@ -684,6 +703,32 @@ Pipeline::ControllerTick(uint64_t now)
         q.ctv_hi = m_tvf[g][std::min(m_c.tvf_steps - 1, fairBin + uint32_t(P::AQM_CTV_CEILING_BINS))];
         q.ctv = std::clamp(q.ctv, q.ctv_lo, q.ctv_hi);
     }
+}
+
+double
+Pipeline::FairRate(double link, const std::vector<uint32_t>& n, const std::vector<double>& sent, uint32_t first,
+                   uint32_t shift, uint32_t extraFlows)
+{
+    double flows = extraFlows;
+    for (uint32_t g = first; g < n.size(); ++g)
+        flows += n[g];
+    const double plain = link / std::max(1.0, flows);
+    double fair = plain, restLink = link, restFlows = flows;
+    std::vector<bool> limited(n.size(), false);
+    for (bool changed = true; changed;)
+    {
+        changed = false;
+        for (uint32_t g = first; g < n.size(); ++g)
+            if (!limited[g] && n[g] && sent[g] >= 0 && sent[g] < fair * n[g] / double(1u << shift))
+            {
+                limited[g] = changed = true;
+                restLink -= sent[g];
+                restFlows -= n[g];
+            }
+        if (changed)
+            fair = restFlows > 0 ? std::max(plain, restLink / restFlows) : link;
+    }
+    return std::min(fair, link);
 }
 
 int

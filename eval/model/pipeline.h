@@ -133,6 +133,7 @@ struct GroupStats
 {
     uint64_t pkts = 0, bytes = 0, drops = 0, marks = 0;
     uint32_t active = 0; // from the last controller tick
+    uint64_t tick_pkts = 0, tick_bytes = 0, tick_drops = 0; // counters at the last controller tick
 };
 
 struct QueueState
@@ -190,6 +191,7 @@ class Pipeline
     const std::vector<QueueState>& Queues() const { return m_q; }
     const std::vector<GroupStats>& Groups() const { return m_g; }
     uint32_t TotalPackets() const { return m_totalPkts; }
+    uint64_t FairRateBps() const { return m_fairBps; }
     uint64_t Collisions() const { return m_collisions; }
     uint8_t QueueOf(uint8_t group, uint8_t slot) const { return m_qmap[group * m_c.num_queues + slot]; }
     uint16_t Tvf(uint8_t group, uint32_t bin) const { return m_tvf[group][bin]; }
@@ -212,6 +214,12 @@ class Pipeline
     uint32_t RateBin(int32_t log2_kbps_q8) const;
     /** PV drawn for a flow of rate log2(bytes/us) Q8 with random bits r (1..65535). */
     uint16_t DrawPv(uint8_t group, int32_t log_rate, uint16_t r) const;
+    /** Max-min fair rate at group granularity (ControllerTick step 2; the ONOS app's
+     *  PolicyCompiler.fairKbps): groups from `first` with flows n[g] that sent less than
+     *  fair * n[g] >> shift (sent[g] < 0: unknown, never limited) leave the division;
+     *  extraFlows (mice) always count. Never below link / flows, never above link. */
+    static double FairRate(double link, const std::vector<uint32_t>& n, const std::vector<double>& sent,
+                           uint32_t first, uint32_t shift, uint32_t extraFlows);
     uint8_t SubGroupOfRtt(uint32_t rtt_us) const { return rtt_us >= m_rttBoundary ? 1 : 0; }
 
   private:
@@ -234,7 +242,9 @@ class Pipeline
     std::deque<uint8_t> m_active;             // DRR active list
     int32_t m_bwUpQ8 = 0, m_bwDownQ8 = 0;       // log2(1 + 2^-up), log2(1 - 2^-down) Q8
     uint32_t m_fairBin = 0;                   // TVF bin of the fair rate
-    int32_t m_logFairRate;                    // log2(bytes/us) Q8 of link / flows
+    int32_t m_logFairRate;                    // log2(bytes/us) Q8 of the fair rate
+    uint64_t m_lastTick = 0;                  // time of the last controller tick (0: none yet)
+    uint64_t m_fairBps = 0;                   // fair rate of the last tick
     uint32_t m_rttBoundary;
     uint32_t m_totalPkts = 0;
     uint64_t m_collisions = 0;

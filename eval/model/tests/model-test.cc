@@ -601,6 +601,36 @@ RunVector(const std::string& path)
 
 } // namespace
 
+// The same cases as the ONOS app's PolicyCompilerTest.fairRateLeavesOutGroupsThatDoNotUseTheirShare
+// (groups 2.. are long-lived; rates in bit/s here, kbit/s there).
+void
+TestFairRate()
+{
+    const uint32_t shift = uint32_t(ccfair::params::CONTROLLER_LIMITED_SHARE_SHIFT);
+    const uint32_t loss0 = 4, model = 7, delay0 = 2;
+    std::vector<uint32_t> n(8, 0);
+    n[loss0] = 1;
+    n[model] = 1;
+    std::vector<double> sent(8, -1.0);
+    CHECK(Pipeline::FairRate(20e6, n, sent, 2, shift, 0) == 10e6, "unknown rates: speed / flows");
+    sent[loss0] = 10.5e6;
+    sent[model] = 9e6;
+    CHECK(Pipeline::FairRate(20e6, n, sent, 2, shift, 0) == 10e6, "both groups use their share");
+    sent[model] = 40e3;
+    CHECK(std::abs(Pipeline::FairRate(20e6, n, sent, 2, shift, 0) - 19.96e6) < 1e-3, "a stalled flow leaves its share");
+    sent[model] = 10e6 / (1 << shift) + 1;
+    CHECK(Pipeline::FairRate(20e6, n, sent, 2, shift, 0) == 10e6, "just above fair >> shift: still counted");
+    n[delay0] = 2;
+    sent[model] = 0;
+    sent[delay0] = 2 * 5e6 / (1 << shift) + 1;
+    sent[loss0] = 18e6;
+    CHECK(std::abs(Pipeline::FairRate(20e6, n, sent, 2, shift, 0) - (20e6 - sent[delay0])) < 1e-3,
+          "limited groups are found repeatedly");
+    sent[loss0] = 0;
+    CHECK(Pipeline::FairRate(20e6, n, sent, 2, shift, 0) == 20e6, "every group limited: the link");
+    CHECK(Pipeline::FairRate(20e6, n, sent, 2, shift, 4) <= 20e6, "never above the link");
+}
+
 int
 main(int argc, char** argv)
 {
@@ -612,6 +642,7 @@ main(int argc, char** argv)
     TestControllerAllocation();
     TestCocoa();
     TestAqmLimits();
+    TestFairRate();
     TestNs3Adapter();
     std::cout << "unit tests: " << g_pass << " passed, " << g_fail << " failed\n";
 

@@ -62,6 +62,7 @@ public final class PolicyCompiler {
     private final Map<String, TvfProfile> profileCache = new HashMap<>();
     // Per-intent values that do not depend on the port, computed once per intent object.
     private final Map<FairnessIntent, Plan> plans = new java.util.IdentityHashMap<>();
+    private final int limitedShareShift;
     private volatile Cocoa cocoa;
     // Scratch space of allocateQueues (the compiler is single-threaded).
     private final double[] demand;
@@ -107,6 +108,7 @@ public final class PolicyCompiler {
         this.initialBuffer = (int) params.integer("cocoa", "initial_limit_pkts");
         this.slotsPerGroup = (int) params.integer("queues", "slots_per_group");
         this.bdpShift = (int) params.integer("classifier", "bdp_shift");
+        this.limitedShareShift = (int) params.integer("controller", "limited_share_shift");
         this.ant = (int) params.integer("groups", "ant");
         this.mouse = (int) params.integer("groups", "mouse");
         this.demand = new double[numGroups];
@@ -216,7 +218,7 @@ public final class PolicyCompiler {
             Cocoa c = cocoa;
             int[] limits = plan.adaptive && c != null ? c.limits(deviceId, p.number(), numQueues, plan.buffer) : null;
             int[] queues = allocate(plan, flows);
-            double fairKbps = fairKbps(p.speedMbps(), flows);
+            double fairKbps = fairKbps(p.speedMbps(), flows, stats.sentKbps(deviceId, p.number()));
             int[][] ctv = ctvRange(queues, plan.profile, bin(fairKbps, 0));
             out.add(new PortPolicy(p.number(), p.role(), in.id(), queues, profileId,
                                    bin(fairKbps, bdpShift), plan.classifier, in.targetDelayUs(),
@@ -276,18 +278,60 @@ public final class PolicyCompiler {
      * @return rate bin
      */
     public int fairRateBin(long speedMbps, int[] flows) {
-        return bin(fairKbps(speedMbps, flows), bdpShift);
+        return bin(fairKbps(speedMbps, flows, null), bdpShift);
     }
 
-    // Port speed / long-lived flows in kbit/s; 0 without such flows or speed.
-    private double fairKbps(long speedMbps, int[] flows) {
+    /**
+     * Fair rate of one long-lived flow, max-min at group granularity: port
+     * speed / long-lived flows, except that a group whose flows forwarded less
+     * than fair >> controller.limited_share_shift each since the last reading
+     * (limited elsewhere, app-limited, or stalled) leaves the division with its
+     * rate, repeatedly; never below speed / flows, never above the speed. The
+     * ns-3 model computes the same (Pipeline::FairRate).
+     *
+     * @param speedMbps port speed
+     * @param flows     active flows per group, or null
+     * @param sentKbps  rate each group forwarded since the last reading (negative or null: unknown)
+     * @return kbit/s, 0 without long-lived flows or speed
+     */
+    public double fairKbps(long speedMbps, int[] flows, double[] sentKbps) {
         long n = 0;
         for (int g = 0; flows != null && g < flows.length && g < numGroups; g++) {
             if (familyOfGroup[g] != null) {
                 n += Math.max(0, flows[g]);
             }
         }
-        return n == 0 || speedMbps <= 0 ? 0 : speedMbps * 1000.0 / n;
+        if (n == 0 || speedMbps <= 0) {
+            return 0;
+        }
+        double link = speedMbps * 1000.0;
+        double plain = link / n;
+        if (sentKbps == null) {
+            return plain;
+        }
+        double fair = plain;
+        double restLink = link;
+        double restFlows = n;
+        boolean[] limited = new boolean[numGroups];
+        boolean changed = true;
+        while (changed) {
+            changed = false;
+            for (int g = 0; g < flows.length && g < numGroups && g < sentKbps.length; g++) {
+                if (familyOfGroup[g] == null || limited[g] || flows[g] <= 0 || sentKbps[g] < 0) {
+                    continue;
+                }
+                if (sentKbps[g] < fair * flows[g] / (1L << limitedShareShift)) {
+                    limited[g] = true;
+                    changed = true;
+                    restLink -= sentKbps[g];
+                    restFlows -= flows[g];
+                }
+            }
+            if (changed) {
+                fair = restFlows > 0 ? Math.max(plain, restLink / restFlows) : link;
+            }
+        }
+        return Math.min(fair, link);
     }
 
     // Rate bin of kbps >> shift; NO_FAIR_RATE_BIN for 0 (no long-lived flow).

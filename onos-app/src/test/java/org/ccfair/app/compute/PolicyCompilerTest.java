@@ -93,6 +93,44 @@ public class PolicyCompilerTest {
     }
 
     @Test
+    public void fairRateLeavesOutGroupsThatDoNotUseTheirShare() {
+        int loss0 = P.groupId("loss", 0);
+        int model = P.groupId("hybrid", 1);
+        int delay0 = P.groupId("delay", 0);
+        int shift = (int) P.integer("controller", "limited_share_shift");
+        int[] flows = new int[g];
+        flows[loss0] = 1;
+        flows[model] = 1;
+        double[] sent = new double[g];
+        java.util.Arrays.fill(sent, -1.0);
+        // Unknown rates: speed / flows.
+        assertEquals(10000.0, c.fairKbps(20, flows, null), 1e-9);
+        assertEquals(10000.0, c.fairKbps(20, flows, sent), 1e-9);
+        // Both groups use their share: unchanged.
+        sent[loss0] = 10500;
+        sent[model] = 9000;
+        assertEquals(10000.0, c.fairKbps(20, flows, sent), 1e-9);
+        // One stalled flow: the other may use the whole port.
+        sent[model] = 40;
+        assertEquals(19960.0, c.fairKbps(20, flows, sent), 1e-9);
+        // Just above the limited threshold (fair >> shift): still counted.
+        sent[model] = 10000.0 / (1 << shift) + 1;
+        assertEquals(10000.0, c.fairKbps(20, flows, sent), 1e-9);
+        // Repeated: once the stalled group leaves, a group under the new fair >> shift leaves too,
+        // and the result never falls below speed / flows.
+        flows[delay0] = 2;
+        sent[model] = 0;
+        sent[delay0] = 2 * 5000.0 / (1 << shift) + 1;   // above 5000 >> shift per flow, below 6667 >> shift
+        sent[loss0] = 18000;
+        double once = (20000.0 - 0) / 3;                 // model left: 6667 per flow
+        assertTrue(sent[delay0] / 2 < once / (1 << shift));
+        assertEquals(20000.0 - sent[delay0], c.fairKbps(20, flows, sent), 1e-6);
+        // Every group limited: the port's speed.
+        sent[loss0] = 0;
+        assertEquals(20000.0, c.fairKbps(20, flows, sent), 1e-9);
+    }
+
+    @Test
     public void ctvRangeFollowsTheOwningGroupsTvfAroundTheFairRate() {
         FabricView f = Fabrics.leafSpine(1, 1, 2);
         String leaf = Fabrics.leaf(1);
