@@ -204,15 +204,7 @@ public final class Cocoa {
         }
         double bits = 0;
         for (int i = 0; i < now.size(); i++) {
-            GroupStats a = now.get(i);
-            GroupStats b = before.get(i);
-            long pkts = a.packets() - b.packets();
-            long bytes = a.bytes() - b.bytes();
-            long drops = a.drops() - b.drops();
-            if (pkts <= 0 || bytes <= 0) {
-                continue;
-            }
-            bits += 8.0 * bytes * Math.max(0, pkts - Math.max(0, drops)) / pkts;
+            bits += now.get(i).forwardedBitsSince(before.get(i));
         }
         return bits;
     }

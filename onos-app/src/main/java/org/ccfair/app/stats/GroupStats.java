@@ -88,4 +88,21 @@ public final class GroupStats {
     public long marks() {
         return marks;
     }
+
+    /**
+     * Bits the group forwarded since an earlier reading: the bytes counted
+     * (before the AQM) less the dropped share, pro rata; 0 without packets.
+     *
+     * @param before the earlier reading of the same group
+     * @return bits
+     */
+    public double forwardedBitsSince(GroupStats before) {
+        long pkts = packets - before.packets;
+        long bytes = this.bytes - before.bytes;
+        long dropped = drops - before.drops;
+        if (pkts <= 0 || bytes <= 0) {
+            return 0;
+        }
+        return 8.0 * bytes * Math.max(0, pkts - Math.max(0, dropped)) / pkts;
+    }
 }

@@ -55,9 +55,9 @@ public final class StatsCache {
         readAt.put(deviceId, nowMs);
     }
 
-    // kbit/s each group forwarded between two readings: bytes counted before the
-    // AQM, less the dropped share pro rata (as Cocoa's utilisation); null when a
-    // counter went backwards (pipeline reloaded) or the port is new.
+    // kbit/s each group forwarded between two readings (GroupStats.forwardedBitsSince,
+    // as Cocoa's utilisation); null when a counter went backwards (pipeline
+    // reloaded) or the port is new.
     private static double[] sentKbps(List<GroupStats> before, List<GroupStats> now, double seconds) {
         if (before == null || seconds <= 0) {
             return null;
@@ -73,14 +73,10 @@ public final class StatsCache {
                 if (b.group() != a.group()) {
                     continue;
                 }
-                long pkts = a.packets() - b.packets();
-                long bytes = a.bytes() - b.bytes();
-                long drops = a.drops() - b.drops();
-                if (pkts < 0 || bytes < 0 || drops < 0) {
+                if (a.packets() < b.packets() || a.bytes() < b.bytes() || a.drops() < b.drops()) {
                     return null;
                 }
-                out[a.group()] = pkts == 0 ? 0.0
-                        : 8.0 * bytes * (pkts - Math.min(pkts, drops)) / pkts / seconds / 1000.0;
+                out[a.group()] = a.forwardedBitsSince(b) / seconds / 1000.0;
             }
         }
         return out;
