@@ -589,13 +589,8 @@ Pipeline::ControllerTick(uint64_t now)
             maxRtt = std::max(maxRtt, f.rtt_us);
         }
     }
-    uint32_t flows = 0;
     for (uint32_t g = 0; g < m_nGroups; ++g)
-    {
         m_g[g].active = n[g];
-        if (g >= 1)
-            flows += n[g];
-    }
     // BwEst thresholds as log2 Q8 constants (table entries written by the controller)
     m_bwUpQ8 = Q8(std::log2(1.0 + std::ldexp(1.0, -int(m_c.bwest_up_shift))));
     m_bwDownQ8 = Q8(std::log2(1.0 - std::ldexp(1.0, -int(m_c.bwest_down_shift))));
