@@ -7,13 +7,16 @@ SHELL := /bin/bash
 .PHONY: help deps run test app p4 eval bench ptf clean
 
 help:
-	@echo "make run    install deps, build, run the default fairness demo"
-	@echo "make test   install deps, run every test suite (Java, Python, C++, P4 checks)"
+	@echo "make run    install deps, build, run the default fairness demo (FIFO, fq_codel, ccfair)"
+	@echo "make test   install deps, run every test suite (Java, Python, C++, P4 checks, PTF collection)"
+	@echo "make deps   install what the project needs (apt, PyPI incl. ns-3.44; Maven resolves on first build)"
 	@echo "make app    build the ONOS app (.oar) only"
 	@echo "make p4     compile the P4 program for tofino and tofino2 (needs bf-p4c)"
-	@echo "make eval   regenerate docs/results.md (full evaluation sweep)"
+	@echo "make eval   regenerate docs/results.md (full evaluation sweep, about 30 min on 2 cores)"
 	@echo "make bench  run the ONOS policy-computation benchmark (JMH)"
 	@echo "make ptf    run the PTF suite on tofino-model (needs the Intel SDE)"
+	@echo "make clean  remove build outputs and the evaluation cache"
+	@echo "make help   this list"
 
 deps:
 	@tools/setup.sh

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Runs every ccfair test suite and prints one line per suite, then
-# "N passed, N failed, N skipped". A suite whose tools are absent prints
-# "SKIPPED: <what> (<why>)"; it is never faked.
+# Runs every ccfair test suite and prints one line per suite, then the SKIPPED
+# checks with their count, then "suites: N passed, N failed, N skipped", which
+# counts suites only (a suite is skipped when every check in it was). A check
+# whose tools are absent prints "SKIPPED: <what> (<why>)"; it is never faked.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 LOG=build/test-logs; mkdir -p "$LOG"
-passed=0; failed=0; skipped=0; failures=()
+passed=0; failed=0; skipped=0; skipped_checks=0; failures=()
 
 suite() {  # suite NAME COMMAND...  (a suite that only printed SKIPPED lines counts as skipped)
   local name=$1; shift
@@ -14,11 +15,11 @@ suite() {  # suite NAME COMMAND...  (a suite that only printed SKIPPED lines cou
   echo "=== $name: $*"
   "$@" 2>&1 | tee "$LOG/$name.log"; rc=${PIPESTATUS[0]}
   local skips; skips=$(grep -c '^SKIPPED:' "$LOG/$name.log")
-  skipped=$((skipped + skips))
+  skipped_checks=$((skipped_checks + skips))
   if [ "$rc" -ne 0 ]; then
     failed=$((failed + 1)); failures+=("$name"); echo "--- $name: FAIL ($((SECONDS - t0)) s, log: $LOG/$name.log)"
   elif [ "$skips" -gt 0 ] && ! grep -v '^SKIPPED:' "$LOG/$name.log" | grep -q '[^[:space:]]'; then
-    echo "--- $name: SKIPPED"
+    skipped=$((skipped + 1)); echo "--- $name: SKIPPED"
   else
     passed=$((passed + 1)); echo "--- $name: PASS ($((SECONDS - t0)) s)"
   fi
@@ -38,5 +39,6 @@ done
 
 echo
 grep -h '^SKIPPED:' "$LOG"/*.log || true
+echo "skipped checks: ${skipped_checks} (listed above; each names what it needs)"
 echo "suites: ${passed} passed, ${failed} failed, ${skipped} skipped${failures:+ (failed: ${failures[*]})}"
 [ "$failed" -eq 0 ]

@@ -5,6 +5,8 @@
 #include "pipeline.h"
 
 #include "ns3/double.h"
+#include "ns3/drop-tail-queue.h"
+#include "ns3/object-factory.h"
 #include "ns3/ipv4-queue-disc-item.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -120,7 +122,7 @@ CcfairQueueDisc::CheckConfig()
 {
     if (GetNQueueDiscClasses() > 0 || GetNInternalQueues() > 0 || GetNPacketFilters() > 0)
     {
-        NS_LOG_ERROR("CcfairQueueDisc has its own queues; no classes, internal queues or filters");
+        NS_LOG_ERROR("CcfairQueueDisc makes its own internal queues; no classes, queues or filters");
         return false;
     }
     if (m_flowTableSize & (m_flowTableSize - 1))
@@ -132,6 +134,15 @@ CcfairQueueDisc::CheckConfig()
     {
         NS_LOG_ERROR("LinkRate must be > 0");
         return false;
+    }
+    // One internal FIFO per ccfair queue, in the pipeline's queue order. Their own limit is
+    // the shared buffer: the pipeline's per-queue (Cocoa) limits decide drops before them.
+    ObjectFactory factory;
+    factory.SetTypeId("ns3::DropTailQueue<QueueDiscItem>");
+    factory.Set("MaxSize", QueueSizeValue(GetMaxSize()));
+    for (uint32_t q = 0; q < m_numQueues; ++q)
+    {
+        AddInternalQueue(factory.Create<InternalQueue>());
     }
     return true;
 }
@@ -152,7 +163,6 @@ CcfairQueueDisc::InitializeParams()
     c.quantum_bytes = m_quantum;
     c.buffer_pkts = GetMaxSize().GetValue();
     m_pipe = std::make_unique<ccfair::Pipeline>(c, 1 + m_rng->GetInteger(0, 0x7fffffff));
-    m_queues.assign(m_numQueues, {});
     m_pipe->onGroupChange = [this](const ccfair::Flow& f, uint8_t o, uint8_t n) {
         m_groupChange(Ipv4Address(f.a_ip), f.a_port, Ipv4Address(f.b_ip), f.b_port, o, n);
     };
@@ -198,8 +208,8 @@ CcfairQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
     switch (r.verdict)
     {
     case ccfair::Verdict::ENQUEUED:
-        m_queues[r.queue].push_back(item);
-        return true;
+        // Cannot fail: the pipeline admits at most MaxSize packets in all queues together.
+        return GetInternalQueue(r.queue)->Enqueue(item);
     case ccfair::Verdict::DROP_PROACTIVE:
         DropBeforeEnqueue(item, "ccfair slow-start proactive drop");
         return false;
@@ -219,8 +229,8 @@ CcfairQueueDisc::DoDequeue()
         ccfair::DeqResult r = m_pipe->Dequeue(now);
         if (!r.valid)
             return nullptr;
-        Ptr<QueueDiscItem> item = m_queues[r.queue].front();
-        m_queues[r.queue].pop_front();
+        Ptr<QueueDiscItem> item = GetInternalQueue(r.queue)->Dequeue();
+        NS_ASSERT_MSG(item, "pipeline and internal queue " << r.queue << " disagree");
         if (r.action == ccfair::Action::DROP)
         {
             DropAfterDequeue(item, "ccfair PV below CTV");
@@ -239,7 +249,6 @@ void
 CcfairQueueDisc::DoDispose()
 {
     m_controllerEvent.Cancel();
-    m_queues.clear();
     m_pipe.reset();
     QueueDisc::DoDispose();
 }

@@ -3,7 +3,8 @@
 // bottleneck device (router -> receiver direction):
 //   TrafficControlHelper tch; tch.SetRootQueueDisc("ns3::CcfairQueueDisc",
 //       "LinkRate", DataRateValue(DataRate("100Mbps")));
-// The adapter only parses headers, keeps the per-queue packet FIFOs and runs the
+// The adapter only parses headers, keeps the packets in the queue disc's own internal
+// queues (one per ccfair queue, so QueueDisc's accounting sees every packet) and runs the
 // emulated controller loop; every decision is taken by ccfair::Pipeline.
 #pragma once
 
@@ -17,7 +18,6 @@
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -78,7 +78,6 @@ class CcfairQueueDisc : public QueueDisc
     uint32_t m_quantum;
 
     std::unique_ptr<ccfair::Pipeline> m_pipe;
-    std::vector<std::deque<Ptr<QueueDiscItem>>> m_queues; //!< items, parallel to the pipeline's metadata FIFOs
     Ptr<UniformRandomVariable> m_rng;
     EventId m_controllerEvent;
     TracedCallback<Ipv4Address, uint16_t, Ipv4Address, uint16_t, uint8_t, uint8_t> m_groupChange;

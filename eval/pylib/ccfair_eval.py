@@ -26,7 +26,7 @@ CCS = {
     "highspeed": ("ns3::TcpHighSpeed", "loss"),
     "htcp": ("ns3::TcpHtcp", "loss"),
     "hybla": ("ns3::TcpHybla", "loss"),
-    "westwood": ("ns3::TcpWestwood", "loss"),
+    "westwood": ("ns3::TcpWestwoodPlus", "loss"),  # Linux tcp_westwood is Westwood+
     "vegas": ("ns3::TcpVegas", "delay"),
     "veno": ("ns3::TcpVeno", "hybrid:loss_delay"),
     "illinois": ("ns3::TcpIllinois", "hybrid:loss_delay"),
@@ -170,7 +170,8 @@ def sim_args(s, timeline_ms=0, sim=SIM):
     return [sim, "--rate_mbps=%g" % s["rate_mbps"], "--buffer_pkts=%d" % s["buffer_pkts"],
             "--duration_s=%g" % s["duration_s"], "--warmup_s=%g" % s["warmup_s"],
             "--seed=%d" % s["seed"], "--aqm=%s" % s["aqm"], "--flows=%s" % flows,
-            "--timeline_ms=%g" % timeline_ms]
+            "--timeline_ms=%g" % timeline_ms] + [
+            "--%s=%s" % kv for kv in sorted(s.get("tcp", {}).items())]
 
 
 class SimError(RuntimeError):
@@ -207,11 +208,12 @@ def summarise(s, raw, timeline_ms=0):
             f["timeline_mbps"] = rf["timeline_mbps"]
         flows.append(f)
     out = {
-        "name": s["name"], "aqm": s["aqm"],
+        "name": s["name"], "aqm": s["aqm"], "ns3": raw.get("ns3", "?"),
         "jfi": jfi([f["goodput_mbps"] for f in flows]),
         "utilization": raw["bottleneck_busy_s"] / measure_s,
         "qdelay_p50_ms": raw["qdelay_p50_ms"], "qdelay_p99_ms": raw["qdelay_p99_ms"],
         "drops": raw["drops"], "marks": raw["marks"],
+        "qdelay_samples": raw["qdelay_samples"], "tx_packets": raw["tx_packets"],
         "flows": flows,
     }
     if timeline_ms:

@@ -17,6 +17,7 @@
 #endif
 
 #include <algorithm>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -120,6 +121,25 @@ Percentile(std::vector<double>& v, double p)
     return v[k];
 }
 
+// Time a packet entered the bottleneck's root queue disc. A packet tag, not a map keyed by
+// packet uid: the segments TCP cuts from one application write share a uid, so a uid map
+// sampled only one segment per write (4,625 of 32,394 packets in one run), biased low.
+class EnqueueTimeTag : public Tag
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ccfair::EnqueueTimeTag").SetParent<Tag>().AddConstructor<EnqueueTimeTag>();
+        return tid;
+    }
+    TypeId GetInstanceTypeId() const override { return GetTypeId(); }
+    uint32_t GetSerializedSize() const override { return 8; }
+    void Serialize(TagBuffer b) const override { b.WriteU64(uint64_t(t.GetTimeStep())); }
+    void Deserialize(TagBuffer b) override { t = TimeStep(b.ReadU64()); }
+    void Print(std::ostream& os) const override { os << "enq=" << t; }
+    Time t;
+};
+
 // Measurement state, filled by trace sinks.
 struct Meter
 {
@@ -127,8 +147,7 @@ struct Meter
     Time end;
     double bitRate = 0;
     double busyS = 0; // bottleneck transmission time inside [warmup, end]
-    uint32_t bnInterface = 0;       // router L's IPv4 interface index of the bottleneck
-    std::unordered_map<uint64_t, Time> enteredAt; // packet uid -> time IP handed it to TC
+    uint64_t txAfterWarmup = 0; // packets whose transmission started at or after warm-up
     std::vector<double> sojournMs;  // bottleneck queuing delays of packets sent after warm-up
     std::map<uint32_t, size_t> flowBySrc; // sender IPv4 (host order) -> flow index
     struct Change
@@ -143,37 +162,32 @@ struct Meter
 
 Meter g_meter;
 
-// Queuing delay is measured outside the queue disc, from IP's hand-over to traffic control
-// (Ipv4L3Protocol "Tx" on router L) to the device starting the transmission (PhyTxBegin),
-// so it covers the root queue disc and the device queue alike whatever the AQM does inside.
+// Queuing delay of every packet the bottleneck transmits: from the moment the root queue
+// disc accepts it ("Enqueue" fires for packets held in its internal queues or child queue
+// discs alike) to the device starting its transmission (PhyTxBegin), so it covers the AQM
+// under test and the one-packet device queue. Packets dropped before or after the queue
+// are not samples: they are never transmitted.
 void
-OnIpTx(Ptr<const Packet> p, Ptr<Ipv4>, uint32_t interface)
+OnRootEnqueue(Ptr<const QueueDiscItem> item)
 {
-    if (interface == g_meter.bnInterface)
-    {
-        g_meter.enteredAt[p->GetUid()] = Simulator::Now();
-    }
+    EnqueueTimeTag tag;
+    tag.t = Simulator::Now();
+    item->GetPacket()->AddPacketTag(tag);
 }
 
 void
 RecordDelay(Ptr<const Packet> p)
 {
-    auto it = g_meter.enteredAt.find(p->GetUid());
-    if (it == g_meter.enteredAt.end())
+    if (Simulator::Now() < g_meter.warmup)
     {
         return;
     }
-    if (Simulator::Now() >= g_meter.warmup)
+    g_meter.txAfterWarmup++;
+    EnqueueTimeTag tag;
+    if (p->PeekPacketTag(tag))
     {
-        g_meter.sojournMs.push_back((Simulator::Now() - it->second).GetSeconds() * 1e3);
+        g_meter.sojournMs.push_back((Simulator::Now() - tag.t).GetSeconds() * 1e3);
     }
-    g_meter.enteredAt.erase(it);
-}
-
-void
-OnQueueDrop(Ptr<const QueueDiscItem> item)
-{
-    g_meter.enteredAt.erase(item->GetPacket()->GetUid());
 }
 
 // Utilisation = the share of the measurement window the bottleneck spends transmitting
@@ -277,6 +291,9 @@ main(int argc, char* argv[])
     double accessFactor = 10;
     std::string aqm = "fifo";
     std::string flowsArg;
+    std::string recovery = "prr";
+    bool timestamps = true;
+    uint32_t delAck = 2;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("rate_mbps", "bottleneck rate (Mbit/s)", rateMbps);
@@ -288,11 +305,18 @@ main(int argc, char* argv[])
     cmd.AddValue("flows", "TYPE,RTT_MS,START_S;...", flowsArg);
     cmd.AddValue("timeline_ms", "per-flow throughput sample period, 0 = off", timelineMs);
     cmd.AddValue("access_factor", "access link rate / bottleneck rate", accessFactor);
+    cmd.AddValue("recovery", "TCP loss recovery: prr (ns-3 default) | classic", recovery);
+    cmd.AddValue("timestamps", "TCP timestamps option (ns-3 default true)", timestamps);
+    cmd.AddValue("delack", "segments per delayed ACK (ns-3 default 2)", delAck);
     cmd.Parse(argc, argv);
 
     if (rateMbps <= 0 || bufferPkts == 0 || durationS <= 0 || warmupS < 0 || warmupS >= durationS)
     {
         Fail("need rate_mbps > 0, buffer_pkts > 0 and 0 <= warmup_s < duration_s");
+    }
+    if ((recovery != "prr" && recovery != "classic") || delAck == 0)
+    {
+        Fail("need recovery prr|classic and delack >= 1");
     }
     std::vector<FlowSpec> flows = ParseFlows(flowsArg);
     RngSeedManager::SetSeed(1);
@@ -308,21 +332,13 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(1 << 24));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(1 << 24));
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(200)));
-    // ns-3.37's default PRR recovery can leave a flow stalled for good after a burst loss
-    // with SACK (seen with fq_codel's 64-packet batch drops: one Cubic flow of two delivers
-    // 0 for the rest of the run); classic (RFC 6582-style) recovery does not.
-    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", TypeIdValue(TcpClassicRecovery::GetTypeId()));
-    // With TCP timestamps on, ns-3.37 left loss-based flows stalled at ~0 Mbit/s for the rest of
-    // the run after a slow-start burst loss (e.g. Reno 15.5 vs Cubic 0.04 Mbit/s under fq_codel;
-    // Cubic 19.0 vs Hybla 0.0 on the FIFO); without them the same runs share the link. The ccfair
-    // model measures RTT from the handshake, not from timestamps, so nothing else depends on them.
-    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
-    // ACK every segment. ns-3.37 takes an RTT sample from the oldest segment an ACK covers and
-    // hands congestion control the smoothed RTT (m_lastRtt = estimator's SRTT, fixed upstream
-    // in ns-3.43, #1043), so with the default DelAckCount=2 an odd cwnd leaves one segment
-    // held at the receiver until the next round: a ~2xRTT sample that inflates the SRTT Vegas
-    // sees, and a lone Vegas flow freezes at ~21 segments (4.6 of 20 Mbit/s).
-    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
+    // TCP knobs that differ from ns-3's defaults only where docs/eval.md gives the evidence
+    // (re-measured on ns-3.44); the flags exist so that evidence can be re-measured.
+    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+                       TypeIdValue(recovery == "prr" ? TcpPrrRecovery::GetTypeId()
+                                                     : TcpClassicRecovery::GetTypeId()));
+    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(timestamps));
+    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(delAck));
 
     const size_t n = flows.size();
     NodeContainer routers;
@@ -404,10 +420,7 @@ main(int argc, char* argv[])
     }
 
     bnDevs.Get(0)->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&OnPhyTxBegin));
-    Ptr<Ipv4L3Protocol> ipL = routers.Get(0)->GetObject<Ipv4L3Protocol>();
-    g_meter.bnInterface = ipL->GetInterfaceForDevice(bnDevs.Get(0));
-    ipL->TraceConnectWithoutContext("Tx", MakeCallback(&OnIpTx));
-    qdisc->TraceConnectWithoutContext("Drop", MakeCallback(&OnQueueDrop));
+    qdisc->TraceConnectWithoutContext("Enqueue", MakeCallback(&OnRootEnqueue));
 #ifdef CCFAIR_MODEL
     if (aqm == "ccfair")
     {
@@ -460,9 +473,10 @@ main(int argc, char* argv[])
 
     std::ostringstream o;
     o.precision(9);
-    o << "{\"rate_mbps\":" << rateMbps << ",\"measure_s\":" << (durationS - warmupS)
+    o << "{\"ns3\":" << JsonStr(CCFAIR_NS3_VERSION) << ",\"rate_mbps\":" << rateMbps << ",\"measure_s\":" << (durationS - warmupS)
       << ",\"bottleneck_busy_s\":" << g_meter.busyS << ",\"drops\":" << drops
       << ",\"marks\":" << marks << ",\"qdelay_samples\":" << g_meter.sojournMs.size()
+      << ",\"tx_packets\":" << g_meter.txAfterWarmup
       << ",\"qdelay_p50_ms\":" << p50 << ",\"qdelay_p99_ms\":" << p99 << ",\"flows\":[";
     for (size_t i = 0; i < n; ++i)
     {

@@ -120,6 +120,9 @@ def check_invariants(res, s):
     assert 0.0 <= res["jfi"] <= 1.0
     assert ce.jfi([f["goodput_mbps"] for f in res["flows"]]) == pytest.approx(res["jfi"])
     assert 0 <= res["qdelay_p50_ms"] <= res["qdelay_p99_ms"]
+    # The delay percentiles cover every packet the bottleneck transmitted after warm-up,
+    # not a subset (a map keyed by packet uid once sampled one segment per application write).
+    assert res["tx_packets"] > 0 and res["qdelay_samples"] == res["tx_packets"]
     assert res["drops"] >= 0 and len(res["flows"]) == len(s["flows"])
 
 
