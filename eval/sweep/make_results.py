@@ -104,7 +104,7 @@ def scenario(name, aqm, link, duration_s, warmup_s, flows):
 
 def read_ref(name):
     with open(os.path.join(REF, name)) as fh:
-        rows = list(csv.reader(fh))
+        rows = list(csv.reader(line for line in fh if not line.startswith("#")))  # '#': source lines
     head = rows[0][1:]
     return {r[0]: dict(zip(head, map(float, r[1:]))) for r in rows[1:]}
 
@@ -406,7 +406,7 @@ def main():
     hl = [a for a in ("fifo", "fq_codel", "ccfair") if a in A]
     asym_jfi = {a: [asym[(x[0], a)]["jfi"] for x in ASYM] for a in ASYM_AQMS}
     asym_min = {a: [asym_shares(x[0], asym[(x[0], a)])[1] for x in ASYM] for a in ASYM_AQMS}
-    rows = [["worst pairwise JFI (13×13)"] + [fmt(A[a]["worst"]) for a in hl] + ["–", "≥ 0.95"],
+    rows = [["worst pairwise JFI (%d×%d)" % (len(CCS), len(CCS))] + [fmt(A[a]["worst"]) for a in hl] + ["–", "≥ 0.95"],
             ["mean pairwise JFI"] + [fmt(A[a]["mean"]) for a in hl] + ["–", "–"]]
     for label, _, (p_no, p_p4) in MIXES:
         rows.append(["%d-flow mix: %s, JFI" % (MIX_RUN["flows"], label)]
@@ -441,7 +441,7 @@ def main():
              meta["runs"], meta["total_s"] / 60))
 
     # 1. matrix
-    w("## 1. Pairwise inter-CC fairness (13×13)\n")
+    w("## 1. Pairwise inter-CC fairness (%d×%d)\n" % (len(CCS), len(CCS)))
     w("Two flows, one of each CC, %g Mbit/s, both RTT %d ms, %d-packet buffer, %d s of which the first %d s are warm-up; JFI of goodput after warm-up; one seed per cell. "
       "The matrix is symmetric by construction (one run per unordered pair).\n"
       % (LINK["rate_mbps"], MATRIX["rtt_ms"], LINK["buffer_pkts"], MATRIX["duration_s"], MATRIX["warmup_s"]))
