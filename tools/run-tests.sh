@@ -29,6 +29,8 @@ suite() {  # suite NAME COMMAND...  (a suite that only printed SKIPPED lines cou
 # (eval/tests run inside `make -C eval test`, after the simulator they drive is built.)
 suite python .venv/bin/python -m pytest -q tools/tests $(ls -d ptf-tests/checks 2>/dev/null)
 # Java: ONOS app unit tests, checkstyle, .oar packaging.
+[ -d "${HOME}/.m2/repository/org/onosproject/onos-api" ] || \
+  echo "java: first build: Maven downloads ONOS 2.7.0 and its dependencies from Maven Central (a few minutes, quiet)"
 suite java mvn -B -q -Dstyle.color=never verify
 cat onos-app/target/surefire-reports/*.txt 2>/dev/null | awk -F'[:,]' '/^Tests run/ {r+=$2; f+=$4; e+=$6; s+=$8}
   END {if (r) printf "java: %d tests run, %d failures, %d errors, %d skipped\n", r, f, e, s}'

@@ -4,6 +4,7 @@
 #include "ccfair-params.h"
 #include "pipeline.h"
 
+#include "ns3/abort.h"
 #include "ns3/double.h"
 #include "ns3/drop-tail-queue.h"
 #include "ns3/object-factory.h"
@@ -209,7 +210,9 @@ CcfairQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
     {
     case ccfair::Verdict::ENQUEUED:
         // Cannot fail: the pipeline admits at most MaxSize packets in all queues together.
-        return GetInternalQueue(r.queue)->Enqueue(item);
+        NS_ABORT_MSG_IF(!GetInternalQueue(r.queue)->Enqueue(item),
+                        "internal queue " << r.queue << " refused a packet the pipeline admitted");
+        return true;
     case ccfair::Verdict::DROP_PROACTIVE:
         DropBeforeEnqueue(item, "ccfair slow-start proactive drop");
         return false;
@@ -230,7 +233,7 @@ CcfairQueueDisc::DoDequeue()
         if (!r.valid)
             return nullptr;
         Ptr<QueueDiscItem> item = GetInternalQueue(r.queue)->Dequeue();
-        NS_ASSERT_MSG(item, "pipeline and internal queue " << r.queue << " disagree");
+        NS_ABORT_MSG_IF(!item, "pipeline and internal queue " << r.queue << " disagree");
         if (r.action == ccfair::Action::DROP)
         {
             DropAfterDequeue(item, "ccfair PV below CTV");

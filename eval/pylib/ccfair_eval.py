@@ -214,6 +214,7 @@ def summarise(s, raw, timeline_ms=0):
         "qdelay_p50_ms": raw["qdelay_p50_ms"], "qdelay_p99_ms": raw["qdelay_p99_ms"],
         "drops": raw["drops"], "marks": raw["marks"],
         "qdelay_samples": raw["qdelay_samples"], "tx_packets": raw["tx_packets"],
+        "max_queued_pkts": raw["max_queued_pkts"],
         "flows": flows,
     }
     if timeline_ms:

@@ -148,6 +148,7 @@ struct Meter
     double bitRate = 0;
     double busyS = 0; // bottleneck transmission time inside [warmup, end]
     uint64_t txAfterWarmup = 0; // packets whose transmission started at or after warm-up
+    uint32_t maxQueued = 0;     // peak packets held by the root queue disc (whole run)
     std::vector<double> sojournMs;  // bottleneck queuing delays of packets sent after warm-up
     std::map<uint32_t, size_t> flowBySrc; // sender IPv4 (host order) -> flow index
     struct Change
@@ -173,6 +174,12 @@ OnRootEnqueue(Ptr<const QueueDiscItem> item)
     EnqueueTimeTag tag;
     tag.t = Simulator::Now();
     item->GetPacket()->AddPacketTag(tag);
+}
+
+void
+OnPacketsInQueue(uint32_t, uint32_t now)
+{
+    g_meter.maxQueued = std::max(g_meter.maxQueued, now);
 }
 
 void
@@ -261,8 +268,10 @@ InstallAqm(const std::string& aqm, Ptr<NetDevice> dev, uint32_t bufferPkts, doub
     {
 #ifdef CCFAIR_MODEL
         // Target delay, ECN and controller period come from params/ccfair.json via the
-        // model's defaults; only the link rate is a property of the scenario.
+        // model's defaults; link rate and the port's buffer are properties of the scenario
+        // (the same packet limit every other AQM gets).
         tch.SetRootQueueDisc("ns3::CcfairQueueDisc",
+                             "MaxSize", StringValue(limit),
                              "LinkRate", DataRateValue(DataRate(rateMbps * 1e6)));
 #else
         Fail("aqm 'ccfair' is unavailable: the ccfair model (eval/model/ccfair-queue-disc.h) "
@@ -427,6 +436,7 @@ main(int argc, char* argv[])
 
     bnDevs.Get(0)->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&OnPhyTxBegin));
     qdisc->TraceConnectWithoutContext("Enqueue", MakeCallback(&OnRootEnqueue));
+    qdisc->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&OnPacketsInQueue));
 #ifdef CCFAIR_MODEL
     if (aqm == "ccfair")
     {
@@ -482,7 +492,7 @@ main(int argc, char* argv[])
     o << "{\"ns3\":" << JsonStr(CCFAIR_NS3_VERSION) << ",\"rate_mbps\":" << rateMbps << ",\"measure_s\":" << (durationS - warmupS)
       << ",\"bottleneck_busy_s\":" << g_meter.busyS << ",\"drops\":" << drops
       << ",\"marks\":" << marks << ",\"qdelay_samples\":" << g_meter.sojournMs.size()
-      << ",\"tx_packets\":" << g_meter.txAfterWarmup
+      << ",\"tx_packets\":" << g_meter.txAfterWarmup << ",\"max_queued_pkts\":" << g_meter.maxQueued
       << ",\"qdelay_p50_ms\":" << p50 << ",\"qdelay_p99_ms\":" << p99 << ",\"flows\":[";
     for (size_t i = 0; i < n; ++i)
     {

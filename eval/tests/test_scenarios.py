@@ -123,6 +123,9 @@ def check_invariants(res, s):
     # The delay percentiles cover every packet the bottleneck transmitted after warm-up,
     # not a subset (a map keyed by packet uid once sampled one segment per application write).
     assert res["tx_packets"] > 0 and res["qdelay_samples"] == res["tx_packets"]
+    # Every AQM gets the scenario's packet limit: the queue disc never holds more
+    # (fq_codel and fq_pie enqueue first, then drop from the fattest flow, as Linux does).
+    assert 0 < res["max_queued_pkts"] <= s["buffer_pkts"] + (1 if s["aqm"].startswith("fq_") else 0)
     assert res["drops"] >= 0 and len(res["flows"]) == len(s["flows"])
 
 
@@ -151,8 +154,21 @@ def test_end_to_end_fifo(tmp_path):
     assert 0 < delivered_mbit <= s["rate_mbps"] * s["duration_s"]
 
 
+# A buffer small enough that three flows overrun it: the packet limit binds every AQM
+# (ccfair once ran with its own 25,000-packet default here).
+SMALL = dict(GOOD, link={"rate_mbps": 10, "buffer_pkts": 12})
+
+
+@pytest.mark.parametrize("aqm", [a for a in ce.AQMS if a != "ccfair" or MODEL_BUILT])
+def test_every_aqm_honours_the_buffer(tmp_path, aqm):
+    res = run_cli(tmp_path, SMALL, "--aqm", aqm)
+    limit = SMALL["link"]["buffer_pkts"] + (1 if aqm.startswith("fq_") else 0)
+    assert 0 < res["max_queued_pkts"] <= limit
+    assert res["qdelay_samples"] == res["tx_packets"] > 0
+
+
 def test_end_to_end_fq_codel(tmp_path):
-    check_invariants(run_cli(tmp_path, GOOD, "--aqm", "fq_codel"), ce.validate(GOOD))
+    check_invariants(run_cli(tmp_path, GOOD, "--aqm", "fq_codel"), ce.validate(GOOD, "fq_codel"))
 
 
 @pytest.mark.skipif(not MODEL_BUILT, reason="ccfair model not built into eval/build/dumbbell")
