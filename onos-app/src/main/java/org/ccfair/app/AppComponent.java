@@ -102,9 +102,9 @@ public class AppComponent implements CcfairService {
     @Reference(cardinality = ReferenceCardinality.OPTIONAL)
     protected CodecService codecService;
 
-    /** Writes policy to devices; set by the P4Runtime binding (pipeconf package) or tests. */
+    /** Writes policy to devices; set by the binding (pipeconf package: FlowRuleWriter) or tests. */
     protected volatile DeviceWriter writer = (d, ws) -> {
-        throw new IllegalStateException("no P4Runtime writer bound");
+        throw new IllegalStateException("no device writer bound");
     };
     /** Reads live statistics; set by the P4Runtime binding or tests. */
     protected volatile StatsSource statsSource = (d, ports) -> Map.of();

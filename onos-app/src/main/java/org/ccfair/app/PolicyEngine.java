@@ -86,13 +86,17 @@ public final class PolicyEngine {
                 continue;
             }
             DevicePolicy from = installed.get(d);
+            if (from != null && !storeAgrees(d, from)) {
+                installed.remove(d);
+                from = null;
+            }
             List<PolicyWrite> ws = from == null ? delta.full(t) : delta.between(from, t);
             if (ws.isEmpty()) {
                 status.put(d, new PushStatus(PushStatus.State.IN_SYNC, 0, 0, null, 0, nowMs));
                 continue;
             }
             try {
-                writer.write(d, ws);
+                writer.write(d, ws, from == null);
                 installed.put(d, t);
                 status.put(d, new PushStatus(PushStatus.State.IN_SYNC, ws.size(), 0, null, 0, nowMs));
             } catch (Exception e) {
@@ -107,9 +111,33 @@ public final class PolicyEngine {
         }
     }
 
+    // The delta base is this engine's record of what it wrote; ONOS's flow-rule
+    // store holds the same entries (every write goes through FlowRuleService) and
+    // ONOS reconciles the device against the store. If the store's count of this
+    // app's entries differs from the installed policy's (purge on disconnection,
+    // rules removed by hand or by another node), the base is wrong: full push.
+    private boolean storeAgrees(String d, DevicePolicy from) {
+        long stored;
+        try {
+            stored = writer.storedEntries(d);
+        } catch (RuntimeException e) {
+            log.warn("ccfair cannot count the stored entries of {}: {}", d, e.toString());
+            return true;
+        }
+        long expected = delta.entries(from);
+        if (stored >= 0 && stored != expected) {
+            log.warn("ccfair: the flow-rule store holds {} ccfair entries of {}, the installed policy has {};"
+                             + " pushing everything again", stored, d, expected);
+            return false;
+        }
+        return true;
+    }
+
     /**
      * Forgets what a device runs, so the next round pushes everything
-     * (device reconnected, pipeline reset, mastership regained).
+     * (device reconnected, pipeline reset, mastership regained). A full push
+     * replaces: the writer also removes this app's entries of the device that
+     * the policy no longer has.
      *
      * @param deviceId device id
      */

@@ -152,6 +152,28 @@ public final class PolicyDelta {
         return out;
     }
 
+    /**
+     * Number of table entries a device holds once it runs a policy: the size of
+     * {@link #full} without building it (the engine compares it with what the
+     * controller's store holds every round).
+     *
+     * @param policy policy
+     * @return entries
+     */
+    public long entries(DevicePolicy policy) {
+        long n = rttBoundaries.length + 1;
+        for (int id = 0; id < policy.profileSlots(); id++) {
+            TvfProfile p = policy.profile(id);
+            if (p != null) {
+                n += (long) p.groups() * p.bins();
+            }
+        }
+        for (PortPolicy p : policy.ports()) {
+            n += 2 + (long) p.groups() * slotsPerGroup + policy.numQueues();
+        }
+        return n;
+    }
+
     private static PolicyWrite delete(PolicyTable t, long... key) {
         return new PolicyWrite(PolicyWrite.Op.DELETE, t, key, new long[0]);
     }

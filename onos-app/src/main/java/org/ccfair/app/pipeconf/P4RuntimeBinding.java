@@ -4,13 +4,14 @@
 package org.ccfair.app.pipeconf;
 
 import org.ccfair.app.AppComponent;
-import org.ccfair.app.compute.PolicyWrite;
 import org.ccfair.app.stats.GroupStats;
 import org.ccfair.app.stats.QueueStats;
 import org.ccfair.app.stats.StatsSource;
 import org.onosproject.net.Device;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.device.DeviceService;
+import org.onosproject.net.flow.FlowRuleService;
+import org.onosproject.net.group.GroupService;
 import org.onosproject.net.pi.model.PiCounterId;
 import org.onosproject.net.pi.model.PiPipeconf;
 import org.onosproject.net.pi.runtime.PiCounterCell;
@@ -20,7 +21,6 @@ import org.onosproject.net.pi.runtime.PiEntity;
 import org.onosproject.net.pi.service.PiPipeconfService;
 import org.onosproject.p4runtime.api.P4RuntimeClient;
 import org.onosproject.p4runtime.api.P4RuntimeController;
-import org.onosproject.p4runtime.api.P4RuntimeWriteClient;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
@@ -35,10 +35,12 @@ import java.util.Map;
 import static org.ccfair.app.pipeconf.P4InfoConstants.*;
 
 /**
- * Binds the app to P4Runtime: policy writes become table-entry updates sent
- * one phase-preserving batch at a time, and statistics are read from the
- * per port-group counters. Writes are idempotent as {@link org.ccfair.app.DeviceWriter}
- * requires: ALREADY_EXIST on insert is retried as modify, NOT_FOUND on delete is success.
+ * Binds the app to the devices. Policy writes go through ONOS's services
+ * ({@link FlowRuleWriter}: table entries as flow rules through FlowRuleService,
+ * clone sessions as CLONE groups through GroupService), so ONOS's store and
+ * reconciliation own them. Statistics are read from the per port-group and
+ * per-queue counters with the P4Runtime client (ONOS 2.7 has no service that
+ * reads indirect counter cells by index); nothing is written through it.
  */
 @Component(immediate = true)
 public class P4RuntimeBinding {
@@ -53,11 +55,22 @@ public class P4RuntimeBinding {
     protected DeviceService deviceService;
 
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected FlowRuleService flowRuleService;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected GroupService groupService;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected AppComponent app;
+
+    /** How long the writer waits for ONOS to confirm one stage of flow rules. */
+    static final long STAGE_TIMEOUT_MS = 30_000;
 
     @Activate
     protected void activate() {
-        app.bind(this::write, new StatsSource() {
+        FlowRuleWriter writer = new FlowRuleWriter(app.params(), app.appId(), flowRuleService, groupService,
+                                                   id -> profile(pipeconf(id)), STAGE_TIMEOUT_MS);
+        app.bind(writer, new StatsSource() {
             @Override
             public Map<Long, List<GroupStats>> read(String deviceId, List<Long> ports) throws Exception {
                 return P4RuntimeBinding.this.read(deviceId, ports);
@@ -103,63 +116,6 @@ public class P4RuntimeBinding {
 
     private static String profile(PiPipeconf pc) {
         return pc.id().id().endsWith("tofino2") ? "tofino2" : "tofino";
-    }
-
-    private void write(String device, List<PolicyWrite> writes) throws Exception {
-        DeviceId id = DeviceId.deviceId(device);
-        PiPipeconf pc = pipeconf(id);
-        PolicyTranslator tr = new PolicyTranslator(app.params(), profile(pc));
-        P4RuntimeClient c = client(id);
-        long p4Id = p4DeviceId(id);
-        // One WriteRequest per batch (independent writes), batches strictly in order.
-        int i = 0;
-        while (i < writes.size()) {
-            int j = i;
-            P4RuntimeWriteClient.WriteRequest req = c.write(p4Id, pc);
-            while (j < writes.size() && writes.get(j).batch() == writes.get(i).batch()) {
-                PolicyWrite w = writes.get(j);
-                req.entity(tr.entry(w), type(w.op()));
-                j++;
-            }
-            P4RuntimeWriteClient.WriteResponse r = req.submitSync();
-            if (!r.isSuccess()) {
-                repair(c, p4Id, pc, r);
-            }
-            i = j;
-        }
-    }
-
-    private static P4RuntimeWriteClient.UpdateType type(PolicyWrite.Op op) {
-        switch (op) {
-            case INSERT:
-                return P4RuntimeWriteClient.UpdateType.INSERT;
-            case MODIFY:
-                return P4RuntimeWriteClient.UpdateType.MODIFY;
-            default:
-                return P4RuntimeWriteClient.UpdateType.DELETE;
-        }
-    }
-
-    // Idempotency: an insert that exists becomes a modify, a modify of a missing entry an
-    // insert, a delete of a missing entry is done. Anything else fails the push (reported, retried).
-    private static void repair(P4RuntimeClient c, long p4Id, PiPipeconf pc, P4RuntimeWriteClient.WriteResponse r) {
-        for (P4RuntimeWriteClient.EntityUpdateResponse f : r.failed()) {
-            P4RuntimeWriteClient.EntityUpdateStatus st = f.status();
-            boolean missing = st == P4RuntimeWriteClient.EntityUpdateStatus.NOT_FOUND;
-            boolean exists = st == P4RuntimeWriteClient.EntityUpdateStatus.ALREADY_EXIST;
-            if (missing && f.updateType() == P4RuntimeWriteClient.UpdateType.DELETE) {
-                continue;
-            }
-            if ((exists || missing) && f.entity() != null) {
-                P4RuntimeWriteClient.UpdateType other = exists ? P4RuntimeWriteClient.UpdateType.MODIFY
-                        : P4RuntimeWriteClient.UpdateType.INSERT;
-                if (c.write(p4Id, pc).entity(f.entity(), other).submitSync().isSuccess()) {
-                    continue;
-                }
-            }
-            throw new IllegalStateException(f.updateType() + " " + f.handle() + " failed: " + st + " "
-                                                    + f.explanation());
-        }
     }
 
     private Map<Long, List<GroupStats>> read(String device, List<Long> ports) throws Exception {

@@ -6,6 +6,13 @@ package org.ccfair.app.pipeconf;
 import org.ccfair.app.CcfairParams;
 import org.ccfair.app.compute.PolicyWrite;
 import org.onlab.util.ImmutableByteSequence;
+import org.onosproject.core.ApplicationId;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.flow.DefaultFlowRule;
+import org.onosproject.net.flow.DefaultTrafficSelector;
+import org.onosproject.net.flow.DefaultTrafficTreatment;
+import org.onosproject.net.flow.FlowRule;
+import org.onosproject.net.flow.criteria.PiCriterion;
 import org.onosproject.net.pi.model.PiActionParamId;
 import org.onosproject.net.pi.model.PiMatchFieldId;
 import org.onosproject.net.pi.runtime.PiAction;
@@ -18,10 +25,27 @@ import org.onosproject.net.pi.runtime.PiTableEntry;
 import static org.ccfair.app.pipeconf.P4InfoConstants.*;
 
 /**
- * Translates logical policy writes into P4Runtime table entries of the ccfair
- * program, with the names and widths of the generated P4Info constants.
+ * Translates logical policy writes into table entries of the ccfair program,
+ * with the names and widths of the generated P4Info constants, and those
+ * entries into ONOS flow rules ({@link #flowRule}), the form in which the app
+ * writes them (through FlowRuleService, so ONOS's reconciliation keeps them).
  */
 public final class PolicyTranslator {
+
+    /**
+     * Flow-rule priority of entries of exact-match tables. ONOS requires a
+     * priority on every flow rule and ignores it when translating a rule for
+     * a table without ternary, range or optional fields (PiFlowRuleTranslatorImpl).
+     */
+    public static final int EXACT_PRIORITY = FlowRule.MIN_PRIORITY;
+
+    /**
+     * P4Runtime priority of the rtt_band entries (a range table). The bands are
+     * disjoint, so one priority is enough; ONOS writes flow-rule priority p as
+     * P4Runtime priority p + 1 (PiFlowRuleTranslatorImpl.MIN_PI_PRIORITY), so the
+     * flow rule carries this value minus 1.
+     */
+    public static final int RTT_BAND_PI_PRIORITY = 1;
 
     private final long roleEdge;
     private final long cellsPerPkt;
@@ -140,7 +164,7 @@ public final class PolicyTranslator {
                                 HDR_RTT_US, bits(w.key(0), HDR_RTT_US_BITWIDTH),
                                 bits(Math.min(w.key(1), RTT_KEY_MAX), HDR_RTT_US_BITWIDTH)))
                                               .build())
-                        .withPriority(1);
+                        .withPriority(RTT_BAND_PI_PRIORITY);
                 if (!del) {
                     b.withAction(PiAction.builder().withId(EGRESS_PIPE_CLASSIFIER_SET_RTT_BAND)
                                          .withParameter(param(BAND, w.value(0), BAND_BITWIDTH)).build());
@@ -150,5 +174,34 @@ public final class PolicyTranslator {
                 throw new IllegalArgumentException("no P4 table for " + w.table());
         }
         return b.build();
+    }
+
+    /**
+     * The ONOS flow rule of a write: the table entry of {@link #entry} as a
+     * PiCriterion selector and a PiAction treatment, permanent, owned by the
+     * app. For a DELETE the treatment is empty; such a rule only identifies the
+     * entry (flow id from device, app, table, selector and priority) and the
+     * writer removes the stored flow entry with that id.
+     *
+     * @param device device
+     * @param appId  the ccfair application id
+     * @param w      logical write
+     * @return flow rule
+     */
+    public FlowRule flowRule(DeviceId device, ApplicationId appId, PolicyWrite w) {
+        PiTableEntry e = entry(w);
+        PiCriterion.Builder match = PiCriterion.builder();
+        e.matchKey().fieldMatches().forEach(match::add);
+        int priority = e.priority().isPresent() ? e.priority().getAsInt() - 1 : EXACT_PRIORITY;
+        return DefaultFlowRule.builder()
+                .forDevice(device)
+                .fromApp(appId)
+                .forTable(e.table())
+                .withSelector(DefaultTrafficSelector.builder().matchPi(match.build()).build())
+                .withTreatment(e.action() == null ? DefaultTrafficTreatment.emptyTreatment()
+                                       : DefaultTrafficTreatment.builder().piTableAction(e.action()).build())
+                .withPriority(priority)
+                .makePermanent()
+                .build();
     }
 }

@@ -1,0 +1,154 @@
+/*
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package org.ccfair.app.pipeconf;
+
+import org.ccfair.app.CcfairParams;
+import org.onosproject.core.ApplicationId;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.PortNumber;
+import org.onosproject.net.flow.DefaultTrafficTreatment;
+import org.onosproject.net.group.DefaultGroupBucket;
+import org.onosproject.net.group.DefaultGroupDescription;
+import org.onosproject.net.group.DefaultGroupKey;
+import org.onosproject.net.group.GroupBuckets;
+import org.onosproject.net.group.Group;
+import org.onosproject.net.group.GroupDescription;
+import org.onosproject.net.group.GroupKey;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Collection;
+import java.util.List;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+
+/**
+ * The group-update clone sessions of the ccfair program as ONOS CLONE groups.
+ *
+ * <p>Egress mirrors a truncated copy of a packet whose flow changed group to
+ * clone session {@code update.mirror_session_base + pipe} (the const table
+ * {@code EgressPipe.mirror_session_of_pipe}, pipe = egress port bits 8:7),
+ * and that copy must leave through the pipe's recirculation port
+ * {@code pipe << 7 | update.recirc_port_<profile>} (docs/dataplane.md,
+ * "Traffic manager"; the same plan as p4/tm/ccfair_tm.py). ONOS translates a
+ * CLONE group into a P4Runtime clone session with session id = group id, one
+ * replica per bucket output port and {@code packet_length_bytes} from the
+ * bucket's TRUNCATE instruction (PiReplicationGroupTranslatorImpl, ONOS 2.7).</p>
+ */
+public final class CloneSessions {
+
+    /** Pipes of a Tofino (the program's mirror_session_of_pipe has one entry per pipe). */
+    public static final int MAX_PIPES = 4;
+
+    private final int sessionBase;
+    private final int truncateBytes;
+    private final long recircTofino;
+    private final long recircTofino2;
+
+    /**
+     * Creates the session plan.
+     *
+     * @param params shared parameters (update.*)
+     */
+    public CloneSessions(CcfairParams params) {
+        this.sessionBase = (int) params.integer("update", "mirror_session_base");
+        this.truncateBytes = (int) params.integer("update", "truncate_bytes");
+        this.recircTofino = params.integer("update", "recirc_port_tofino");
+        this.recircTofino2 = params.integer("update", "recirc_port_tofino2");
+    }
+
+    /**
+     * Clone session (= ONOS group) id of a pipe.
+     *
+     * @param pipe pipe 0..3
+     * @return session id
+     */
+    public int sessionId(int pipe) {
+        return sessionBase + pipe;
+    }
+
+    /**
+     * Recirculation port of a pipe (the Tofino device port, as the program and
+     * the traffic-manager script number ports).
+     *
+     * @param profile "tofino" or "tofino2"
+     * @param pipe    pipe 0..3
+     * @return port number
+     */
+    public long recircPort(String profile, int pipe) {
+        return ((long) pipe << 7) | ("tofino2".equals(profile) ? recircTofino2 : recircTofino);
+    }
+
+    /**
+     * The group key of a pipe's session (unique per device and app).
+     *
+     * @param pipe pipe
+     * @return key
+     */
+    public static GroupKey key(int pipe) {
+        return new DefaultGroupKey(("ccfair-update-clone-pipe-" + pipe).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * The pipes that carry the given ports (port bits 8:7).
+     *
+     * @param ports device ports
+     * @return sorted pipes
+     */
+    public static SortedSet<Integer> pipes(Collection<Long> ports) {
+        SortedSet<Integer> out = new TreeSet<>();
+        for (long p : ports) {
+            int pipe = (int) ((p >> 7) & 0x3);
+            out.add(pipe);
+        }
+        return out;
+    }
+
+    /**
+     * The CLONE group of one pipe.
+     *
+     * @param device  device
+     * @param appId   the ccfair application id
+     * @param profile "tofino" or "tofino2"
+     * @param pipe    pipe 0..3
+     * @return group description
+     */
+    public GroupDescription group(DeviceId device, ApplicationId appId, String profile, int pipe) {
+        if (pipe < 0 || pipe >= MAX_PIPES) {
+            throw new IllegalArgumentException("pipe " + pipe + " outside 0.." + (MAX_PIPES - 1));
+        }
+        GroupBuckets buckets = new GroupBuckets(List.of(DefaultGroupBucket.createCloneGroupBucket(
+                DefaultTrafficTreatment.builder()
+                        .setOutput(PortNumber.portNumber(recircPort(profile, pipe)))
+                        .truncate(truncateBytes)
+                        .build())));
+        return new DefaultGroupDescription(device, GroupDescription.Type.CLONE, buckets, key(pipe),
+                                           sessionId(pipe), appId);
+    }
+
+    /**
+     * The CLONE groups of the pipes of the given ports.
+     *
+     * @param device  device
+     * @param appId   the ccfair application id
+     * @param profile "tofino" or "tofino2"
+     * @param ports   device ports the policy configures
+     * @return one group per pipe, in pipe order
+     */
+    public List<GroupDescription> groups(DeviceId device, ApplicationId appId, String profile,
+                                         Collection<Long> ports) {
+        return pipes(ports).stream().map(p -> group(device, appId, profile, p)).collect(Collectors.toList());
+    }
+
+    /**
+     * Whether an installed group has the group (= session) id of a description.
+     *
+     * @param have installed group
+     * @param want description
+     * @return true if nothing needs changing
+     */
+    static boolean sameId(Group have, GroupDescription want) {
+        return want.givenGroupId() != null && have.id().id().intValue() == want.givenGroupId();
+    }
+}
