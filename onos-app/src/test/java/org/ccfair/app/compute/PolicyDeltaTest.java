@@ -105,6 +105,7 @@ public class PolicyDeltaTest {
         List<PolicyWrite> ws = delta.full(p);
         int rttBands = P.integers("policy", "rtt_band_boundaries_us").length + 1;
         assertEquals(g * bins + rttBands + 4 * (q + g * slots + 2), ws.size());
+        assertEquals("entries() counts what full() writes", ws.size(), delta.entries(p));
         assertTrue(ws.stream().allMatch(w -> w.op() == PolicyWrite.Op.INSERT));
         new SimDevice().apply(ws);
         assertTrue("no change, no writes", delta.between(p, compile(fabric(4), List.of(), StatsSnapshot.EMPTY, p))
@@ -159,6 +160,7 @@ public class PolicyDeltaTest {
         SimDevice ref = new SimDevice();
         ref.apply(delta.full(b));
         assertEquals(keys(ref), keys(dev));
+        assertEquals("entries() counts what a device holds after a delta", keys(dev).size(), delta.entries(b));
         // and back, applying every batch in reverse order: writes of one batch must not depend on each other
         List<PolicyWrite> back = delta.between(b, compile(fabric(6), List.of(), StatsSnapshot.EMPTY, b));
         dev.apply(reverseWithinBatches(back));
