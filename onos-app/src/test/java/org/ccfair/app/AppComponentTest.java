@@ -5,15 +5,35 @@ package org.ccfair.app;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.ccfair.app.compute.PolicyDelta;
+import org.ccfair.app.pipeconf.CloneSessions;
+import org.ccfair.app.pipeconf.FakeFlowRuleService;
+import org.ccfair.app.pipeconf.FakeGroupService;
+import org.ccfair.app.pipeconf.FlowRuleWriter;
 import org.junit.Test;
+import org.onlab.packet.ChassisId;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.core.CoreServiceAdapter;
 import org.onosproject.core.DefaultApplicationId;
+import org.onosproject.net.DefaultDevice;
+import org.onosproject.net.DefaultPort;
+import org.onosproject.net.Device;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.Port;
+import org.onosproject.net.PortNumber;
 import org.onosproject.net.config.ConfigApplyDelegate;
 import org.onosproject.net.config.InvalidFieldException;
+import org.onosproject.net.device.DeviceEvent;
+import org.onosproject.net.device.DeviceListener;
+import org.onosproject.net.device.DeviceService;
+import org.onosproject.net.flow.FlowRuleOperation;
+import org.onosproject.net.provider.ProviderId;
 import org.onosproject.store.service.TestStorageService;
 
+import java.lang.reflect.Proxy;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.fail;
@@ -89,6 +109,83 @@ public class AppComponentTest {
             fail("accepted");
         } catch (InvalidFieldException e) {
             assertTrue(e.getMessage(), e.getMessage().contains(text));
+        }
+    }
+
+    // Only what AppComponent asks of a DeviceService: one available switch, its ports, listeners.
+    private static DeviceService devices(Device dev, List<Port> ports, List<DeviceListener> listeners) {
+        return (DeviceService) Proxy.newProxyInstance(
+                DeviceService.class.getClassLoader(), new Class<?>[]{DeviceService.class}, (proxy, m, args) -> {
+                    switch (m.getName()) {
+                        case "getAvailableDevices":
+                        case "getDevices":
+                            return List.of(dev);
+                        case "getDevice":
+                            return dev;
+                        case "getPorts":
+                            return ports;
+                        case "isAvailable":
+                            return true;
+                        case "addListener":
+                            listeners.add((DeviceListener) args[0]);
+                            return null;
+                        case "removeListener":
+                            listeners.remove(args[0]);
+                            return null;
+                        default:
+                            throw new UnsupportedOperationException(m.getName());
+                    }
+                });
+    }
+
+    @Test
+    public void deviceReconnectReappliesRulesThroughFlowRuleService() throws Exception {
+        DeviceId id = DeviceId.deviceId("device:leaf1");
+        Device dev = new DefaultDevice(new ProviderId("test", "ccfair"), id, Device.Type.SWITCH, "", "", "", "",
+                                       new ChassisId());
+        List<Port> ports = List.of(new DefaultPort(dev, PortNumber.portNumber(1), true, Port.Type.COPPER, 10_000),
+                                   new DefaultPort(dev, PortNumber.portNumber(2), true, Port.Type.COPPER, 10_000));
+        List<DeviceListener> listeners = new ArrayList<>();
+        AppComponent app = new AppComponent();
+        app.coreService = new CoreServiceAdapter() {
+            @Override
+            public ApplicationId registerApplication(String name) {
+                return new DefaultApplicationId(7, name);
+            }
+        };
+        app.storageService = new TestStorageService();
+        app.deviceService = devices(dev, ports, listeners);
+        app.activate();
+        try {
+            FakeFlowRuleService flows = new FakeFlowRuleService();
+            FakeGroupService groups = new FakeGroupService();
+            app.bind(new FlowRuleWriter(app.params(), app.appId(), flows, groups, d -> "tofino", 1000),
+                     (d, p) -> Map.of());
+            app.recomputeNow();
+            long entries = new PolicyDelta(app.params()).entries(app.policies().get(id.toString()));
+            assertEquals(entries, flows.deviceContents(id).size());
+            assertNotNull(groups.getGroup(id, CloneSessions.key(0)));
+            assertEquals(1, listeners.size());
+
+            // The switch comes back without its tables; ONOS reports it available again.
+            flows.wipeDevice(id);
+            int from;
+            synchronized (flows) {
+                from = flows.stages.size();
+            }
+            listeners.get(0).event(new DeviceEvent(DeviceEvent.Type.DEVICE_AVAILABILITY_CHANGED, dev));
+            app.recomputeNow();
+            long readded;
+            synchronized (flows) {
+                readded = flows.stages.subList(from, flows.stages.size()).stream().flatMap(List::stream)
+                        .filter(o -> o.type() == FlowRuleOperation.Type.ADD).count();
+            }
+            assertEquals("the event makes the next round a full push", entries, readded);
+            assertEquals(flows.storeContents(id), flows.deviceContents(id));
+            assertEquals(entries, flows.deviceContents(id).size());
+            assertEquals(PushStatus.State.IN_SYNC, app.pushStatus().get(id.toString()).state());
+        } finally {
+            app.deactivate();
         }
     }
 }
