@@ -46,6 +46,13 @@ import static org.junit.Assert.assertTrue;
 public class AppComponentTest {
 
     private AppComponent activate() {
+        AppComponent app = unactivated();
+        app.activate();
+        return app;
+    }
+
+    // An app with ONOS's test adapters wired in, before activate() (tests add services).
+    private static AppComponent unactivated() {
         AppComponent app = new AppComponent();
         app.coreService = new CoreServiceAdapter() {
             @Override
@@ -54,7 +61,6 @@ public class AppComponentTest {
             }
         };
         app.storageService = new TestStorageService();
-        app.activate();
         return app;
     }
 
@@ -146,14 +152,7 @@ public class AppComponentTest {
         List<Port> ports = List.of(new DefaultPort(dev, PortNumber.portNumber(1), true, Port.Type.COPPER, 10_000),
                                    new DefaultPort(dev, PortNumber.portNumber(2), true, Port.Type.COPPER, 10_000));
         List<DeviceListener> listeners = new ArrayList<>();
-        AppComponent app = new AppComponent();
-        app.coreService = new CoreServiceAdapter() {
-            @Override
-            public ApplicationId registerApplication(String name) {
-                return new DefaultApplicationId(7, name);
-            }
-        };
-        app.storageService = new TestStorageService();
+        AppComponent app = unactivated();
         app.deviceService = devices(dev, ports, listeners);
         app.activate();
         try {
