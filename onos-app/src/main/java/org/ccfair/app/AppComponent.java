@@ -7,6 +7,7 @@ import com.google.common.collect.ImmutableSet;
 import org.ccfair.app.compute.Cocoa;
 import org.ccfair.app.compute.DevicePolicy;
 import org.ccfair.app.compute.FabricView;
+import org.ccfair.app.compute.PolicyWrite;
 import org.ccfair.app.compute.PortRole;
 import org.ccfair.app.policy.FairnessIntent;
 import org.ccfair.app.policy.IntentJson;
@@ -140,7 +141,24 @@ public class AppComponent implements CcfairService {
         appId = coreService.registerApplication(APP_NAME);
         params = CcfairParams.load();
         json = new IntentJson(params);
-        engine = new PolicyEngine(params, (d, ws) -> writer.write(d, ws));
+        // Forward every DeviceWriter method to the bound writer: a lambda would implement only
+        // write(d, ws), leaving full pushes without stale-entry removal and the store check off.
+        engine = new PolicyEngine(params, new DeviceWriter() {
+            @Override
+            public void write(String d, List<PolicyWrite> ws) throws Exception {
+                writer.write(d, ws);
+            }
+
+            @Override
+            public void write(String d, List<PolicyWrite> ws, boolean full) throws Exception {
+                writer.write(d, ws, full);
+            }
+
+            @Override
+            public long storedEntries(String d) {
+                return writer.storedEntries(d);
+            }
+        });
         cocoa = new Cocoa(params);
         engine.compiler().setCocoa(cocoa);
         if (codecService != null) {

@@ -183,6 +183,13 @@ public class AppComponentTest {
             assertEquals(flows.storeContents(id), flows.deviceContents(id));
             assertEquals(entries, flows.deviceContents(id).size());
             assertEquals(PushStatus.State.IN_SYNC, app.pushStatus().get(id.toString()).state());
+
+            // ONOS purges the app's rules with no device event (e.g. purge-on-disconnection):
+            // the engine AppComponent builds must see the store disagree and push in full.
+            flows.purge(id);
+            app.recomputeNow();
+            assertEquals("the store count check reaches the bound writer", entries, flows.storeContents(id).size());
+            assertEquals(flows.storeContents(id), flows.deviceContents(id));
         } finally {
             app.deactivate();
         }
