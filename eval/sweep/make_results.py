@@ -178,13 +178,13 @@ def run_asym():
     return dict(zip(keys, res)), wall, executed
 
 
-def asym_shares(label, res):
-    """(crowd, minority) mean goodput per flow as a fraction of the fair share rate / N."""
-    _, crowd, few = next(a for a in ASYM if a[0] == label)
+def minority_share(label, res):
+    """The minority's mean goodput per flow as a fraction of the fair share rate / N
+    (validate() expands flows in list order: the crowd first)."""
+    _, crowd, _ = next(a for a in ASYM if a[0] == label)
     n_crowd = sum(n for _, n, _ in crowd)
     fair = ASYM_LINK["rate_mbps"] / len(res["flows"])
-    g = [f["goodput_mbps"] for f in res["flows"]]
-    return (statistics.mean(g[:n_crowd]) / fair, statistics.mean(g[n_crowd:]) / fair)
+    return statistics.mean(f["goodput_mbps"] for f in res["flows"][n_crowd:]) / fair
 
 
 # ---------------------------------------------------------------- classification
@@ -286,7 +286,7 @@ def fig_asym(asym):
     w = 0.8 / len(ASYM_AQMS)
     for k, aqm in enumerate(ASYM_AQMS):
         ax.bar([i + k * w for i in range(len(ASYM))],
-               [asym_shares(a[0], asym[(a[0], aqm)])[1] for a in ASYM], width=w, label="ns-3 " + aqm)
+               [minority_share(a[0], asym[(a[0], aqm)]) for a in ASYM], width=w, label="ns-3 " + aqm)
     ax.axhline(1.0, color="k", ls=":", lw=1)
     ax.set_xticks([i + w * (len(ASYM_AQMS) - 1) / 2 for i in range(len(ASYM))])
     ax.set_xticklabels([a[0].replace(" vs ", "\nvs ") for a in ASYM], fontsize=6)
@@ -409,7 +409,7 @@ def main():
       "does not have. It is the bar ccfair is measured against, not a competitor it must beat to be useful.\n")
     hl = [a for a in ("fifo", "fq_codel", "ccfair") if a in A]
     asym_jfi = {a: [asym[(x[0], a)]["jfi"] for x in ASYM] for a in ASYM_AQMS}
-    asym_min = {a: [asym_shares(x[0], asym[(x[0], a)])[1] for x in ASYM] for a in ASYM_AQMS}
+    asym_min = {a: [minority_share(x[0], asym[(x[0], a)]) for x in ASYM] for a in ASYM_AQMS}
     rows = [["worst pairwise JFI (%d×%d)" % (len(CCS), len(CCS))] + [fmt(A[a]["worst"]) for a in hl] + ["–", "≥ 0.95"],
             ["mean pairwise JFI"] + [fmt(A[a]["mean"]) for a in hl] + ["–", "–"]]
     for label, _, (p_no, p_p4) in MIXES:
@@ -550,7 +550,7 @@ def main():
         rs = [asym[(label, a)] for a in ASYM_AQMS]
         desc = ", ".join("%d %s @ %d ms" % (n, cc, rtt) for cc, n, rtt in crowd + few)
         rows.append([label, desc] + [fmt(r["jfi"]) for r in rs]
-                    + [" / ".join("%.2f" % asym_shares(label, r)[1] for r in rs),
+                    + [" / ".join("%.2f" % minority_share(label, r) for r in rs),
                        " / ".join("%.1f" % (100 * r["utilization"]) for r in rs),
                        " / ".join("%.1f" % r["qdelay_p99_ms"] for r in rs)])
     w(md_table(["scenario", "flows"] + ["JFI " + a for a in ASYM_AQMS]
@@ -605,27 +605,27 @@ def main():
              " / ".join(fmt(rtt200.get(a)) for a in hl)))
         short = [a for a, _, _, ok in checks if ok is False]
         w("\nccfair falls short on: %s.\n" % (", ".join(short) if short else "none of the goals"))
+        def below(ref, margin):
+            """(label, ccfair JFI, ref JFI) of the multi-flow scenarios where ccfair is below ref."""
+            runs = [(m[0], mixes) for m in MIXES] + [(x[0], asym) for x in ASYM]
+            return [(label, res[(label, "ccfair")]["jfi"], res[(label, ref)]["jfi"]) for label, res in runs
+                    if res[(label, "ccfair")]["jfi"] < res[(label, ref)]["jfi"] - margin]
+        mix_labels = {m[0] for m in MIXES}
         # Not a goal of its own, but ccfair must not be less fair than no AQM at all.
-        worse = ["%s (%.2f vs FIFO %.2f)" % (label, mixes[(label, "ccfair")]["jfi"], mixes[(label, "fifo")]["jfi"])
-                 for label, _, _ in MIXES if mixes[(label, "ccfair")]["jfi"] < mixes[(label, "fifo")]["jfi"]]
-        worse += ["%s (%.2f vs FIFO %.2f)" % (x[0], asym[(x[0], "ccfair")]["jfi"], asym[(x[0], "fifo")]["jfi"])
-                  for x in ASYM if asym[(x[0], "ccfair")]["jfi"] < asym[(x[0], "fifo")]["jfi"]]
+        worse = ["%s (%.2f vs FIFO %.2f)" % b for b in below("fifo", 0)]
         if worse:
             w("Multi-flow scenarios where ccfair is less fair than FIFO: %s.\n" % "; ".join(worse))
         # Where ccfair is behind software per-flow fair queueing, stated as plainly as where it is ahead.
-        if "fq_codel" in A:
-            behind = []
-            for key, label in (("worst", "worst pairwise JFI"), ("mean", "mean pairwise JFI")):
-                if A["ccfair"][key] < A["fq_codel"][key] - 0.005:
-                    behind.append("%s %.2f vs %.2f" % (label, A["ccfair"][key], A["fq_codel"][key]))
-            behind += ["mix %s %.2f vs %.2f" % (label, mixes[(label, "ccfair")]["jfi"], mixes[(label, "fq_codel")]["jfi"])
-                       for label, _, _ in MIXES if mixes[(label, "ccfair")]["jfi"] < mixes[(label, "fq_codel")]["jfi"] - 0.005]
-            behind += ["%s %.2f vs %.2f" % (x[0], asym[(x[0], "ccfair")]["jfi"], asym[(x[0], "fq_codel")]["jfi"])
-                       for x in ASYM if asym[(x[0], "ccfair")]["jfi"] < asym[(x[0], "fq_codel")]["jfi"] - 0.005]
-            if rtt200["ccfair"] < rtt200["fq_codel"] - 0.005:
-                behind.append("RTT fairness at %d ms %.2f vs %.2f" % (dmax, rtt200["ccfair"], rtt200["fq_codel"]))
-            w("Where ccfair is less fair than fq_codel (JFI, ccfair vs fq_codel): %s.\n"
-              % ("; ".join(behind) if behind else "nowhere in this run"))
+        behind = []
+        for key, label in (("worst", "worst pairwise JFI"), ("mean", "mean pairwise JFI")):
+            if A["ccfair"][key] < A["fq_codel"][key] - 0.005:
+                behind.append("%s %.2f vs %.2f" % (label, A["ccfair"][key], A["fq_codel"][key]))
+        behind += ["%s%s %.2f vs %.2f" % ((("mix " if b[0] in mix_labels else ""),) + b)
+                   for b in below("fq_codel", 0.005)]
+        if rtt200["ccfair"] < rtt200["fq_codel"] - 0.005:
+            behind.append("RTT fairness at %d ms %.2f vs %.2f" % (dmax, rtt200["ccfair"], rtt200["fq_codel"]))
+        w("Where ccfair is less fair than fq_codel (JFI, ccfair vs fq_codel): %s.\n"
+          % ("; ".join(behind) if behind else "nowhere in this run"))
         worst_pairs = sorted(pairs(CCS), key=lambda ab: cell(matrix, "ccfair", *ab))[:5]
         w("Worst ccfair pairs: %s.\n" % "; ".join(
             "%s–%s %.2f (goodputs %s Mbit/s)" % (SEED_NAMES[a], SEED_NAMES[b], cell(matrix, "ccfair", a, b),
