@@ -3,23 +3,26 @@
 // Edge ports track flows and fingerprint their congestion control (P4air),
 // every packet is queued by group and marked with a packet value at the
 // ingress edge (CSAQM), and every switch runs a per-queue packet-value AQM.
-// Design and control-plane contract: docs/dataplane.md.
+// Design and control-plane contract: docs/dataplane.md. The v1model port
+// for BMv2 (p4/v1model/) mirrors it control by control.
 
-#include "include/define.p4"
-#include "include/size.p4"
-#include "include/header.p4"
-#include "include/parser.p4"
-#include "include/control/port_cfg.p4"
-#include "include/control/acl.p4"
-#include "include/control/forwarding.p4"
-#include "include/control/flow_tracker.p4"
-#include "include/control/update.p4"
-#include "include/control/queueing.p4"
-#include "include/control/eg_port_cfg.p4"
-#include "include/control/classifier.p4"
-#include "include/control/marker.p4"
-#include "include/control/aqm.p4"
-#include "include/control/telemetry.p4"
+#include "define_tna.p4"
+#include "stages.p4"
+#include "../shared/define.p4"
+#include "../shared/size.p4"
+#include "../shared/header.p4"
+#include "parser.p4"
+#include "../shared/control/port_cfg.p4"
+#include "control/acl.p4"
+#include "control/forwarding.p4"
+#include "control/flow_tracker.p4"
+#include "control/update.p4"
+#include "control/queueing.p4"
+#include "../shared/control/eg_port_cfg.p4"
+#include "control/classifier.p4"
+#include "control/marker.p4"
+#include "control/aqm.p4"
+#include "control/telemetry.p4"
 
 // The shim push writes pv (a constant), group and slot (two PHV fields) and
 // ether_type (a third): in separate 16-bit containers each write has few

@@ -100,6 +100,9 @@ header bridged_h {
     @flexible bit<32>     ig_ts;
     @flexible bit<32>     int_bytes;
     @flexible bit<16>     int_pkts;     // finished interval's data packets (no pure ACKs)
+#ifdef CCFAIR_PROFILE_BMV2
+    bit<7>                _pad0;        // BMv2 headers are whole bytes (TNA packs @flexible)
+#endif
 }
 
 // Egress -> mirrored copy (E2E mirror to the recirculation port).

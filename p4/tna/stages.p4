@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: Apache-2.0
+// Stage pins of the TNA program (bf-p4c @stage); the v1model port has none.
+#ifndef CCFAIR_STAGES_P4
+#define CCFAIR_STAGES_P4
+
+// Stages of the per-flow registers (flow_tracker.p4, classifier.p4), both
+// profiles: left alone, bf-p4c places tables with slack as late as it can
+// and fills the first stages with egress registers, pushing the ingress
+// chain (signature, group, deadline, counts) behind them. A Tofino 1 stage
+// holds about 48 map RAMs: a 64K x 32-bit register takes 17, 64K x 16 takes
+// 9. Each pin is the earliest stage the register's inputs allow; bf-p4c
+// warns where it places later (p4/RESOURCES.md has the outcome).
+#define AT_STAGE(n) @stage(n)
+#define STAGE_IG_SIG       2
+#define STAGE_IG_RTT       2
+#define STAGE_IG_GROUP     3
+#define STAGE_IG_DEADLINE  4
+#define STAGE_IG_COUNT     5
+#define STAGE_EG_QMAX      1
+#define STAGE_EG_RATE      2
+#define STAGE_EG_AGGR      3
+#define STAGE_EG_BWEST     3
+#define STAGE_EG_SS        4
+#define STAGE_EG_FAMILY    5
+
+#endif

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: Apache-2.0
+// Egress half of the classifier (v1model port of tna/control/classifier.p4:
+// read that file for the design). Each RegisterAction becomes an action that
+// reads, computes and writes the cell; the internal tables that pick one by
+// md.cls_op become if/else. Pair registers are one cell, first member (lo)
+// in the high half. An output a TNA RegisterAction leaves unassigned is 0.
+control Classifier(inout headers_t hdr,
+                   inout egress_metadata_t md,
+                   inout standard_metadata_t sm,
+                   inout eg_dprsr_md_t eg_dprsr_md) {
+    register<int<16>, bit<32>>(FLOW_TABLE_SIZE) flow_rate;
+    register<bit<16>, bit<32>>(FLOW_TABLE_SIZE) flow_bwest;    // lo(8) ++ hi(8)
+    register<bit<32>, bit<32>>(FLOW_TABLE_SIZE) flow_ss;       // lo(16) ++ hi(16)
+    register<bit<16>, bit<32>>(FLOW_TABLE_SIZE) flow_qmax;
+    register<bit<32>, bit<32>>(FLOW_TABLE_SIZE) flow_aggr;     // lo(16) ++ hi(16)
+    register<bit<8>, bit<32>>(FLOW_TABLE_SIZE) flow_family;
+    register<bit<16>, bit<32>>(1) update_limiter;
+
+    bit<32> idx;
+
+    action set_log_bytes(bit<16> log_b) { md.log_b = log_b; }
+    table log_bytes {
+        key = { hdr.bridged.int_bytes: ternary @name("bytes"); }
+        actions = { set_log_bytes; }
+        const entries = {
+#include "entries_log_bytes.p4"
+        }
+        const default_action = set_log_bytes(0);
+    }
+    action set_log_rtt(bit<16> log_r) { md.log_r = log_r; }
+    table log_rtt {
+        key = { hdr.bridged.rtt_us: ternary @name("rtt_us_log"); }
+        actions = { set_log_rtt; }
+        const entries = {
+#include "entries_log_rtt.p4"
+        }
+        const default_action = set_log_rtt(0);
+    }
+    action set_ldepth(bit<16> ld) { md.ld = ld; }
+    table log_depth {
+        key = { sm.enq_qdepth: ternary @name("enq_qdepth"); }
+        actions = { set_ldepth; }
+        const entries = {
+#include "entries_log_depth.p4"
+        }
+        const default_action = set_ldepth(0);
+    }
+
+    action set_rtt_band(bit<8> band) { md.band = band; }
+    table rtt_band {
+        key = { hdr.bridged.rtt_us[19:0]: range @name("rtt_us"); }
+        actions = { set_rtt_band; }
+        default_action = set_rtt_band(0);
+        size = RTT_BAND_SIZE;
+    }
+
+    action interval_rate() {
+        md.lrate = md.log_b |-| md.log_r;
+        md.fair_fine = md.fair_fine << CCFAIR_FINE_SHIFT;
+        md.m_ld1 = md.m_ld1 - 1;
+        md.m_pl1 = md.m_pl1 - 1;
+        md.m_m1 = md.m_m1 - 1;
+        md.sparse_gap = hdr.bridged.int_pkts |-| md.ant_max_pkts;
+    }
+    action interval_gaps() {
+        md.bdp_gap = md.fair_fine |-| md.lrate;
+    }
+
+    action set_group(group_t group) { md.new_group = group; }
+    table group_of {
+        key = {
+            md.sparse_gap: ternary;
+            md.ss_state: ternary;
+            md.t_mm: ternary;
+            md.family: ternary;
+            md.band: ternary;
+        }
+        actions = { set_group; }
+        const entries = {
+#include "entries_group_of.p4"
+        }
+        const default_action = set_group(GROUP_ANT);
+    }
+
+    // --- rate: reset, per-packet read, interval end (BwEst code 1 up / 2 down)
+    action rate_reset() { flow_rate.write(idx, 0); }
+    action rate_read() {
+        int<16> v;
+        flow_rate.read(v, idx);
+        md.lr_pv = (bit<16>)v;
+    }
+    action rate_end() {
+        int<16> v;
+        flow_rate.read(v, idx);
+        if ((int<16>)md.lrate - v >= CCFAIR_BWEST_UP_FINE) {
+            md.bw_code = 1;
+        } else if (v - (int<16>)md.lrate >= CCFAIR_BWEST_DOWN_FINE) {
+            md.bw_code = 2;
+        } else {
+            md.bw_code = 0;
+        }
+        flow_rate.write(idx, (int<16>)md.lrate);
+        md.lr_pv = md.lrate;
+    }
+
+    action qmax_reset() { flow_qmax.write(idx, md.ld); }
+    action qmax_pkt() {
+        bit<16> v;
+        flow_qmax.read(v, idx);
+        if (md.ld > v) {
+            flow_qmax.write(idx, md.ld);
+        }
+    }
+    action qmax_end() {
+        flow_qmax.read(md.qmax_done, idx);
+        flow_qmax.write(idx, md.ld);
+    }
+
+    // lo = last interval's code, hi = up-then-down patterns
+    action bwest_reset() { flow_bwest.write(idx, 0); }
+    action bwest_end() {
+        bit<16> v;
+        flow_bwest.read(v, idx);
+        bit<8> lo = v[15:8];
+        bit<8> hi = v[7:0];
+        if (md.bw_code == 2 && lo == 1) {
+            hi = hi |+| 1;
+        }
+        flow_bwest.write(idx, md.bw_code ++ hi);
+        md.bw_count = hi;
+    }
+
+    // lo = previous interval's packets, hi = slow-start state (the output)
+    action ss_reset() { flow_ss.write(idx, 0); }
+    action ss_end() {
+        bit<32> v;
+        flow_ss.read(v, idx);
+        bit<16> lo = v[31:16];
+        bit<16> hi = v[15:0];
+        md.ss_state = 0;
+        if (hi == SS_ACTIVE) {
+            if (md.ss_in < lo) {
+                hi = SS_ENDED_NOW;
+                md.ss_state = hi;
+            }
+        } else {
+            hi = SS_DONE;
+            md.ss_state = hi;
+        }
+        flow_ss.write(idx, md.ss_in ++ hi);
+    }
+
+    // lo = previous interval's max depth, hi = intervals in a row it grew
+    action aggr_reset() { flow_aggr.write(idx, 16w0xFFFF ++ 16w0); }
+    action aggr_end() {
+        bit<32> v;
+        flow_aggr.read(v, idx);
+        bit<16> lo = v[31:16];
+        bit<16> hi = v[15:0];
+        if (md.qmax_done > lo) {
+            hi = hi |+| 1;
+        } else {
+            hi = 0;
+        }
+        flow_aggr.write(idx, md.qmax_done ++ hi);
+        md.aggr = (bit<8>)hi;
+    }
+
+    // sticky: delay (0) -> loss-delay (1) at m_ld -> loss (2) at m_pl
+    action family_reset() { flow_family.write(idx, 0); }
+    action family_end() {
+        bit<8> v;
+        flow_family.read(v, idx);
+        if (md.t_pl != 0) {
+            v = 2;
+        } else if (md.t_ld != 0) {
+            v = v > 1 ? v : 1;
+        }
+        flow_family.write(idx, v);
+        md.family = v;
+    }
+
+    action update_allow() {
+        bit<16> v;
+        update_limiter.read(v, 0);
+        if (v != md.update_tick) {
+            update_limiter.write(0, md.update_tick);
+            md.upd_ok = 1;
+        } else {
+            md.upd_ok = 0;
+        }
+    }
+
+    // Statement order is tna/control/classifier.p4's.
+    apply {
+        idx = (bit<32>)hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0];
+        log_depth.apply();
+        log_bytes.apply();
+        log_rtt.apply();
+        rtt_band.apply();
+        interval_rate();
+        interval_gaps();
+        if (md.cls_op == CLS_PKT) {
+            rate_read();
+            qmax_pkt();
+        } else if (md.cls_op == CLS_NEW) {
+            rate_reset();
+            qmax_reset();
+        } else if (md.cls_op == CLS_END) {
+            rate_end();
+            qmax_end();
+        }
+        if (md.bdp_gap == 0) {
+            md.ss_in = 0;
+        } else {
+            md.ss_in = hdr.bridged.int_pkts;
+        }
+        if (md.cls_op == CLS_NEW) {
+            bwest_reset();
+            ss_reset();
+            aggr_reset();
+        } else if (md.cls_op == CLS_END) {
+            bwest_end();
+            ss_end();
+            aggr_end();
+        }
+        md.t_mm = md.bw_count |-| md.m_m1;
+        md.t_ld = md.aggr |-| md.m_ld1;
+        md.t_pl = md.aggr |-| md.m_pl1;
+        if (md.cls_op == CLS_NEW) {
+            family_reset();
+        } else if (md.cls_op == CLS_END) {
+            family_end();
+        }
+        if (md.cls_op == CLS_END) {
+            group_of.apply();
+        }
+        if (md.cls_op == CLS_END && md.ss_state == SS_ENDED_NOW &&
+                md.bdp_gap == 0 && md.ss_drop_en != 0) {
+            md.ss_drop = 1;
+        }
+        if (md.cls_op == CLS_END && md.new_group != hdr.bridged.group) {
+            update_allow();
+        }
+        if (md.upd_ok == 1) {
+            eg_dprsr_md.mirror_type = MIRROR_TYPE_UPDATE;
+            md.mirror_flow_idx = hdr.bridged.flow_idx;
+            md.mirror_bmd_type = BMD_MIRROR_UPDATE;
+            md.mirror_fg = 2w2 ++ sm.egress_port ++ md.new_group[4:0];
+        }
+    }
+}

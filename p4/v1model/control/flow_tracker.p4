@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: Apache-2.0
+// Per-flow tracking at edge ports (v1model port of tna/control/flow_tracker.p4:
+// read that file for the design). Each TNA RegisterAction becomes an action
+// that reads, computes and writes the register cell; the internal tables
+// that pick a RegisterAction become if/else on the same conditions. A pair
+// register (sig_pair_t) is one bit<32> cell, first member in the high half.
+control FlowTracker(inout headers_t hdr,
+                    inout ingress_metadata_t md) {
+    register<bit<32>, bit<32>>(FLOW_TABLE_SIZE) flow_sig;       // sig ++ seen
+    register<bit<32>, bit<32>>(FLOW_TABLE_SIZE) flow_rtt;
+    register<int<32>, bit<32>>(FLOW_TABLE_SIZE) flow_deadline;
+    register<bit<16>, bit<32>>(FLOW_TABLE_SIZE) flow_pkts;
+    register<bit<32>, bit<32>>(FLOW_TABLE_SIZE) flow_bytes;
+    register<bit<16>, bit<32>>(FLOW_TABLE_SIZE) flow_group;
+    counter<bit<32>>(UNTRACKED_SIZE, CounterType.packets) untracked;
+
+    bit<FLOW_IDX_BITS> idx;
+
+    // sig_check: claim an empty / expired slot (trk = now16, even), a hit
+    // (trk = now16 | 1, odd) or a collision (trk = 0, nothing written).
+    action sig_check() {
+        bit<32> v;
+        flow_sig.read(v, (bit<32>)idx);
+        bit<16> sig = v[31:16];
+        bit<16> seen = v[15:0];
+        if (md.now16 - seen > CCFAIR_EXPIRE_UNITS) {
+            flow_sig.write((bit<32>)idx, md.sig ++ md.now16);
+            md.trk = md.now16;
+        } else if (sig == md.sig) {
+            flow_sig.write((bit<32>)idx, sig ++ (md.now16 | 1));
+            md.trk = md.now16 | 1;
+        } else {
+            md.trk = TRK_COLLIDE;
+        }
+    }
+
+    action rtt_syn() {
+        flow_rtt.write((bit<32>)idx, md.ts_pend);
+        md.rtt_raw = 0;
+    }
+    action rtt_read() {
+        flow_rtt.read(md.rtt_raw, (bit<32>)idx);
+    }
+    action rtt_sample() {
+        bit<32> v;
+        flow_rtt.read(v, (bit<32>)idx);
+        if (v >= RTT_PENDING) {
+            v = md.ts_pend - v;
+            flow_rtt.write((bit<32>)idx, v);
+        }
+        md.rtt_raw = v;
+    }
+
+    action dl_start() {
+        flow_deadline.write((bit<32>)idx, (int<32>)md.deadline);
+        md.bridged.interval_end = 1;
+    }
+    action dl_check() {
+        int<32> v;
+        flow_deadline.read(v, (bit<32>)idx);
+        if (md.ts_s - v >= 0) {
+            flow_deadline.write((bit<32>)idx, (int<32>)md.deadline);
+            md.bridged.interval_end = 1;
+        } else {
+            md.bridged.interval_end = 0;
+        }
+    }
+
+    action pkts_end() {
+        flow_pkts.read(md.bridged.int_pkts, (bit<32>)idx);
+        flow_pkts.write((bit<32>)idx, md.data_pkt);
+    }
+    action pkts_inc() {
+        bit<16> v;
+        flow_pkts.read(v, (bit<32>)idx);
+        flow_pkts.write((bit<32>)idx, v |+| md.data_pkt);
+    }
+    action bytes_end() {
+        flow_bytes.read(md.bridged.int_bytes, (bit<32>)idx);
+        flow_bytes.write((bit<32>)idx, md.pkt_len32);
+    }
+    action bytes_inc() {
+        bit<32> v;
+        flow_bytes.read(v, (bit<32>)idx);
+        flow_bytes.write((bit<32>)idx, v + md.pkt_len32);
+    }
+
+    action group_write() {
+        flow_group.read(md.fg_old, (bit<32>)idx);
+        flow_group.write((bit<32>)idx, md.fg_new);
+        md.fg_written = 1;
+    }
+
+    action symmetric() {
+        md.ip_lo = hdr.ipv4.src_addr < hdr.ipv4.dst_addr ? hdr.ipv4.src_addr : hdr.ipv4.dst_addr;
+        md.ip_hi = hdr.ipv4.src_addr < hdr.ipv4.dst_addr ? hdr.ipv4.dst_addr : hdr.ipv4.src_addr;
+        md.port_lo = hdr.tcp.src_port < hdr.tcp.dst_port ? hdr.tcp.src_port : hdr.tcp.dst_port;
+        md.port_hi = hdr.tcp.src_port < hdr.tcp.dst_port ? hdr.tcp.dst_port : hdr.tcp.src_port;
+    }
+    action hash_idx() {
+        hash(md.bridged.flow_idx, HashAlgorithm.crc32, 32w0,
+             {md.ip_lo, md.ip_hi, md.port_lo, md.port_hi, md.ip_proto}, 64w0x100000000);
+    }
+    action hash_sig() {
+        hash(md.sig, HashAlgorithm.crc16, 16w0,
+             {md.port_hi, md.ip_hi, md.port_lo, md.ip_lo}, 32w0x10000);
+    }
+
+    action use_default_rtt() {
+        md.bridged.rtt_us = md.default_rtt_us;
+        md.deadline = md.bridged.ig_ts + md.default_rtt_us;
+    }
+    action use_min_rtt() {
+        md.bridged.rtt_us = CCFAIR_RTT_MIN_UNITS;
+        md.deadline = md.bridged.ig_ts + CCFAIR_RTT_MIN_UNITS;
+    }
+    action clamp_rtt() {
+        md.bridged.rtt_us = md.rtt_raw < CCFAIR_RTT_MAX_UNITS ? md.rtt_raw : CCFAIR_RTT_MAX_UNITS;
+        md.deadline = md.bridged.ig_ts + md.rtt_raw;
+    }
+    table rtt_fix {
+        key = { md.rtt_raw: ternary; }
+        actions = { use_default_rtt; use_min_rtt; clamp_rtt; }
+        const entries = {
+            0 &&& 0xffffffff : use_default_rtt();
+            RTT_PENDING &&& RTT_PENDING : use_default_rtt();
+            0 &&& 0xffffff80 : use_min_rtt();
+        }
+        const default_action = clamp_rtt();
+        size = 4;
+    }
+
+    action set_pure_ack() { md.data_pkt = 0; }
+    action no_pure_ack() { md.data_pkt = 1; }
+    table pure_ack {
+        key = {
+            hdr.tcp.data_offset: exact;
+            hdr.ipv4.total_len: exact;
+        }
+        actions = { set_pure_ack; no_pure_ack; }
+        const entries = {
+            (5, 40) : set_pure_ack(); (6, 44) : set_pure_ack(); (7, 48) : set_pure_ack();
+            (8, 52) : set_pure_ack(); (9, 56) : set_pure_ack(); (10, 60) : set_pure_ack();
+            (11, 64) : set_pure_ack(); (12, 68) : set_pure_ack(); (13, 72) : set_pure_ack();
+            (14, 76) : set_pure_ack(); (15, 80) : set_pure_ack();
+        }
+        const default_action = no_pure_ack();
+        size = 16;
+    }
+
+    // Statement order is tna/control/flow_tracker.p4's.
+    apply {
+        symmetric();
+        if (md.is_update == 1) {
+            md.bridged.flow_idx = hdr.update.flow_idx;
+        } else {
+            hash_idx();
+        }
+        hash_sig();
+        idx = md.bridged.flow_idx[FLOW_IDX_BITS - 1:0];
+        if (md.is_update == 1) {
+            md.fg_new = hdr.update.fg;
+        }
+        if (md.track == 1 && hdr.tcp.isValid()) {
+            sig_check();
+        }
+        // rtt_op
+        if (md.track == 1 && hdr.tcp.isValid()) {
+            if (md.syn_only == 1) {
+                rtt_syn();
+            } else if (md.syn_ack == 1) {
+                rtt_read();
+            } else {
+                rtt_sample();
+            }
+        }
+        if (md.track == 1) {
+            md.slot = (bit<8>)md.sig[7:0] & CCFAIR_SLOT_MASK;
+        }
+        // untracked_count
+        if (md.track == 1 && md.trk == TRK_COLLIDE) {
+            if (hdr.tcp.isValid()) {
+                untracked.count((bit<32>)UNTRACKED_COLLISION);
+            } else {
+                untracked.count((bit<32>)UNTRACKED_NOT_TCP);
+            }
+        }
+        // group_op: an update, a new flow (new slot or a SYN) or a hit
+        if (md.is_update == 1) {
+            group_write();
+        } else if (md.track == 1 && md.trk != TRK_COLLIDE) {
+            md.bridged.tracked = 1;
+            if (md.trk[0:0] == 0 || md.syn_only == 1) {
+                md.bridged.flow_new = 1;
+                group_write();
+            } else {
+                flow_group.read(md.fg_old, (bit<32>)idx);
+            }
+        }
+        rtt_fix.apply();
+        if (hdr.tcp.ack == 1 && hdr.tcp.syn == 0 && hdr.tcp.fin == 0 && hdr.tcp.rst == 0) {
+            pure_ack.apply();
+        }
+        // group_set
+        if (md.bridged.tracked == 1) {
+            if (md.bridged.flow_new == 1) {
+                md.bridged.group = GROUP_MOUSE;
+            } else {
+                md.bridged.group[4:0] = md.fg_old[4:0];
+            }
+        }
+        // deadline_op, pkts_op, bytes_op
+        if (md.bridged.tracked == 1) {
+            if (md.bridged.flow_new == 1) {
+                dl_start();
+            } else {
+                dl_check();
+            }
+            if (md.bridged.interval_end == 1) {
+                pkts_end();
+                bytes_end();
+            } else {
+                pkts_inc();
+                bytes_inc();
+            }
+        }
+    }
+}
