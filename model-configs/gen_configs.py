@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Writes every config under model-configs/ from model-configs/fabric.json.
 
-The port maps, tofino-model port files, Stratum chassis configs, bf_switchd
+The port maps, tofino-model and BMv2 port files, Stratum chassis configs, bf_switchd
 configs and the ONOS netcfg must agree on port numbers, interface names and
 device ids; writing them all from one description keeps them from drifting.
 ``make test`` regenerates them in memory and fails if a committed file differs
@@ -56,6 +56,9 @@ def validate(spec):
         if (sw, port) in used:
             raise ConfigError("fabric: port %s/%d used twice (%s and %s)" % (sw, port, used[(sw, port)], kind))
         used[(sw, port)] = kind
+    tp = spec["bmv2"]["thrift_port"]
+    if not isinstance(tp, int) or not 0 < tp < 65536 or tp == int(spec["ptf"]["grpc_addr"].rsplit(":", 1)[1]):
+        raise ConfigError("bmv2.thrift_port %r must be a TCP port other than the P4Runtime port of ptf.grpc_addr" % tp)
     if spec["ptf"]["ports"] < 4:
         raise ConfigError("ptf.ports must be >= 4 (the tests use an edge pair, a fabric port and a shaped port)")
     if not 1 <= spec["ptf"]["shaped_port"] <= spec["ptf"]["ports"]:
@@ -74,9 +77,17 @@ def dev_port(profile_spec, port):
 
 
 def ptf_ports(spec, profile):
-    """[(p4_port, dev_port, model veth index, ptf veth index)] of the single-switch PTF set-up."""
-    ps = spec["profiles"][profile]
-    return [(p, dev_port(ps, p), 2 * (p - 1), 2 * (p - 1) + 1) for p in range(1, spec["ptf"]["ports"] + 1)]
+    """[(p4_port, dev_port, model veth index, ptf veth index)] of the single-switch PTF set-up.
+
+    Profile "bmv2" is simple_switch_grpc: it has no SDK port numbering, its
+    device port is the port number itself.
+    """
+    if profile == "bmv2":
+        dev = int
+    else:
+        def dev(p):
+            return dev_port(spec["profiles"][profile], p)
+    return [(p, dev(p), 2 * (p - 1), 2 * (p - 1) + 1) for p in range(1, spec["ptf"]["ports"] + 1)]
 
 
 # -- renderers ------------------------------------------------------------------------
@@ -265,6 +276,12 @@ def render(spec):
             shaping=(spec["ptf"]["shaped_port"], spec["ptf"]["shaped_rate_bps"], spec["ptf"]["shaped_burst_bytes"]))
         files["ptf/%s/switchd.conf" % prof] = js(switchd_conf(spec, prof))
         files["ptf/%s/tofino-model.conf.json" % prof] = js(model_target_conf(spec, prof))
+    # BMv2: both ends of each veth pair live in the runner's network namespace, so the
+    # names repeat the tofino ones without clashing with a tofino-model run on the host.
+    ports = ptf_ports(spec, "bmv2")
+    files["ptf/bmv2/port_map.json"] = js([{"p4_port": p, "iface_name": "veth%d" % v2} for p, _, _, v2 in ports])
+    files["ptf/bmv2/bmv2-ports.json"] = js(
+        {"PortToVeth": [{"port": p, "veth1": v1, "veth2": v2} for p, _, v1, v2 in ports]})
     fab = spec["fabric"]
     ps = spec["profiles"][fab["profile"]]
     for s in fab["switches"]:

@@ -69,6 +69,25 @@ def test_ptf_port_map_matches_model_ports_and_chassis(profile):
            % (profile, len(pm)))
 
 
+def test_bmv2_port_map_matches_its_veths_and_avoids_reserved_ports():
+    d = os.path.join(MC, "ptf", "bmv2")
+    pm = json.load(open(os.path.join(d, "port_map.json")))
+    veths = json.load(open(os.path.join(d, "bmv2-ports.json")))["PortToVeth"]
+    # PTF holds the free end of each pair; BMv2's port number is the P4Runtime port (no SDK numbering)
+    assert {e["p4_port"]: e["iface_name"] for e in pm} == {v["port"]: "veth%d" % v["veth2"] for v in veths}
+    ends = [v["veth1"] for v in veths] + [v["veth2"] for v in veths]
+    assert len(set(ends)) == len(ends)
+    with open(os.path.join(REPO, "params", "ccfair.json")) as f:
+        params = json.load(f)
+    reserved = {params["cpu"]["port_bmv2"], params["update"]["recirc_port_bmv2"]}
+    assert not reserved & {v["port"] for v in veths}, "a PTF port is BMv2's CPU or recirculation port"
+    spec = G.load()
+    assert spec["ptf"]["shaped_port"] in {v["port"] for v in veths}
+    assert len(pm) == spec["ptf"]["ports"]
+    report("model-configs: bmv2 PTF port map %d ports (veth pairs in the runner's namespace), thrift port %d"
+           % (len(pm), spec["bmv2"]["thrift_port"]))
+
+
 def test_fabric_netcfg_matches_switch_configs():
     spec = G.load()
     fab = spec["fabric"]
@@ -117,6 +136,7 @@ def test_fabric_scripts_are_valid_bash():
     (lambda s: s["fabric"]["switches"][1].update(device_id=1), "duplicate device ids"),
     (lambda s: s["fabric"].update(profile="tofino3"), "fabric.profile 'tofino3'"),
     (lambda s: s["ptf"].update(shaped_port=99), "ptf.shaped_port 99"),
+    (lambda s: s["bmv2"].update(thrift_port=9559), "bmv2.thrift_port 9559 must be a TCP port other than"),
 ])
 def test_inconsistent_fabric_descriptions_are_rejected(mutate, message):
     spec = copy.deepcopy(G.load())
