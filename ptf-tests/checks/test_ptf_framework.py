@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The PTF framework's switch-independent parts: P4Info look-ups, value encoding,
 table-entry building, and the device-config formats the runner pushes."""
+import os
 import struct
 
 import pytest
@@ -173,5 +174,22 @@ def test_missing_artifacts_are_named(tmp_path):
     missing = device_config.missing_artifacts(str(tmp_path), "tofino2")
     assert any(m.endswith("pipe/tofino2.bin") for m in missing)
     assert any(m.endswith("bfrt.json") for m in missing)
-    with pytest.raises(ValueError, match="unknown switch agent"):
+    with pytest.raises(ValueError, match="unknown switch agent 'nope'"):
+        device_config.build("nope", str(tmp_path), "tofino")
+    with pytest.raises(ValueError, match="agent bmv2 runs profile bmv2"):
         device_config.build("bmv2", str(tmp_path), "tofino")
+    assert sorted(os.path.basename(m) for m in device_config.missing_artifacts(str(tmp_path), "bmv2")) == \
+        ["bmv2.json", "p4info.txt"]
+
+
+def test_bmv2_device_config_is_the_json_as_it_is(tmp_path):
+    (tmp_path / "p4info.txt").write_text("")
+    (tmp_path / "bmv2.json").write_bytes(b'{"header_types": []}\n')
+    assert device_config.missing_artifacts(str(tmp_path), "bmv2") == []
+    assert device_config.build("bmv2", str(tmp_path), "bmv2") == b'{"header_types": []}\n'
+
+
+def test_pipeline_cookie_follows_program_and_p4info(info):
+    c = p4rt.pipeline_cookie(b"CFG", info)
+    assert c == p4rt.pipeline_cookie(b"CFG", info) and 0 < c < (1 << 64)
+    assert c != p4rt.pipeline_cookie(b"CFG2", info)

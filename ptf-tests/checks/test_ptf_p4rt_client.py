@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """The P4Runtime client the PTF tests use, over real gRPC against a small in-process fake
 server (no switch): arbitration, pipeline push and cookie, writes, register and counter
-reads, packet-out / packet-in with controller-header fields, digests and their acks."""
+reads, clone sessions, refused writes with their per-update errors, packet-out / packet-in
+with controller-header fields, digests and their acks."""
+import collections
 import queue
 import threading
 from concurrent import futures
@@ -10,11 +12,16 @@ import grpc
 import pytest
 from google.protobuf import text_format
 from p4.config.v1 import p4info_pb2
+from google.rpc import code_pb2, status_pb2
 from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 
 import p4rt
 from p4info import P4Info
 from test_ptf_framework import P4INFO_TEXT
+
+
+class _Status(collections.namedtuple("_Status", ("code", "details", "trailing_metadata")), grpc.Status):
+    """What grpcio-status's rpc_status.to_status builds (that package is not in the venv)."""
 
 
 class FakeSwitch(p4runtime_pb2_grpc.P4RuntimeServicer):
@@ -23,6 +30,8 @@ class FakeSwitch(p4runtime_pb2_grpc.P4RuntimeServicer):
     def __init__(self):
         self.config = None
         self.writes = []
+        self.refuse = None  # (code, message): the next Write fails as P4Runtime reports it
+        self.clone_sessions = {}
         self.registers = {}
         self.counters = {}
         self.stream_out = queue.Queue()  # messages the switch sends to the controller
@@ -40,7 +49,18 @@ class FakeSwitch(p4runtime_pb2_grpc.P4RuntimeServicer):
         return rep
 
     def Write(self, request, context):
+        if self.refuse:
+            # P4Runtime: gRPC code UNKNOWN, one p4.v1.Error per update in the status details
+            st = status_pb2.Status(code=code_pb2.UNKNOWN)
+            for _ in request.updates:
+                st.details.add().Pack(p4runtime_pb2.Error(canonical_code=self.refuse[0], message=self.refuse[1]))
+            context.abort_with_status(_Status(grpc.StatusCode.UNKNOWN, "",
+                                              (("grpc-status-details-bin", st.SerializeToString()),)))
         self.writes.extend(request.updates)
+        for u in request.updates:
+            if u.entity.HasField("packet_replication_engine_entry"):
+                cs = u.entity.packet_replication_engine_entry.clone_session_entry
+                self.clone_sessions[cs.session_id] = cs
         return p4runtime_pb2.WriteResponse()
 
     def Read(self, request, context):
@@ -51,6 +71,12 @@ class FakeSwitch(p4runtime_pb2_grpc.P4RuntimeServicer):
                 e.register_entry.CopyFrom(ent.register_entry)
                 v = self.registers[(ent.register_entry.register_id, ent.register_entry.index.index)]
                 e.register_entry.data.bitstring = p4rt.encode(v, 64)
+            elif ent.HasField("packet_replication_engine_entry"):
+                sid = ent.packet_replication_engine_entry.clone_session_entry.session_id
+                if sid not in self.clone_sessions:
+                    del rep.entities[-1]
+                    continue
+                e.packet_replication_engine_entry.clone_session_entry.CopyFrom(self.clone_sessions[sid])
             elif ent.HasField("counter_entry"):
                 e.counter_entry.CopyFrom(ent.counter_entry)
                 pk, by = self.counters[(ent.counter_entry.counter_id, ent.counter_entry.index.index)]
@@ -155,3 +181,22 @@ def test_digests_are_decoded_and_acknowledged(switch):
         pytest.fail("the second digest list never arrived")
     assert fake.received.get(timeout=5).digest_ack.list_id == 2
     assert c.digest("reclass_digest_t", timeout=0.1) is None
+
+
+def test_clone_sessions_are_created_then_modified(switch):
+    fake, c = switch
+    assert c.read_clone_session(1) is None
+    c.write_clone_session(1, [(68, 0)], 64)
+    c.write_clone_session(1, [(5, 1), (6, 1)])
+    types = [p4runtime_pb2.Update.Type.Name(u.type) for u in fake.writes]
+    assert types == ["INSERT", "MODIFY"]  # the second write finds the session and replaces it
+    cs = c.read_clone_session(1)
+    assert [(r.egress_port, r.instance) for r in cs.replicas] == [(5, 1), (6, 1)] and cs.packet_length_bytes == 0
+
+
+def test_refused_writes_say_why(switch):
+    fake, c = switch
+    fake.refuse = (code_pb2.INVALID_ARGUMENT, "Clone session id out-of-range")
+    with pytest.raises(p4rt.WriteError, match=r"Write refused \(UNKNOWN\): INSERT packet_replication_engine_entry: "
+                                              r"INVALID_ARGUMENT: Clone session id out-of-range"):
+        c.write_clone_session(0, [(68, 0)])

@@ -8,6 +8,9 @@ Two switch agents take two formats:
   so no Stratum checkout is needed; ``parse_bf_pipeline_config`` reads it back.
 - bf_switchd's own P4Runtime server (PI): the legacy packing
   ``u32le len | program name | u32le len | tofino.bin | u32le len | context.json``.
+
+BMv2's ``simple_switch_grpc`` (agent "bmv2", profile bmv2, from p4c-bm2-ss) takes
+the BMv2 JSON file's bytes as they are.
 """
 import os
 import struct
@@ -51,6 +54,8 @@ BfPipelineConfig = _bf_pipeline_config_class()
 
 def artifacts(build_dir, profile):
     """Paths of the compiled program for `profile` under p4/build/<profile>/ (not checked)."""
+    if profile == "bmv2":
+        return {"p4info": os.path.join(build_dir, "p4info.txt"), "json": os.path.join(build_dir, "bmv2.json")}
     binary = "tofino2.bin" if profile == "tofino2" else "tofino.bin"
     return {
         "p4info": os.path.join(build_dir, "p4info.txt"),
@@ -107,9 +112,17 @@ def parse_pi_config(data):
     return parts
 
 
+def bmv2_config(build_dir):
+    return _read(artifacts(build_dir, "bmv2")["json"])
+
+
 def build(agent, build_dir, profile):
+    if agent == "bmv2":
+        if profile != "bmv2":
+            raise ValueError("agent bmv2 runs profile bmv2 (p4c-bm2-ss output), not %r" % profile)
+        return bmv2_config(build_dir)
     if agent == "stratum":
         return stratum_config(build_dir, profile)
     if agent == "switchd":
         return pi_config(build_dir, profile)
-    raise ValueError("unknown switch agent %r (stratum or switchd)" % agent)
+    raise ValueError("unknown switch agent %r (stratum, switchd or bmv2)" % agent)

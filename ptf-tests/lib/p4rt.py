@@ -5,6 +5,7 @@ Values are encoded to canonical byte strings from their P4Info bit widths, so
 no test ever packs bytes by hand. Everything is looked up by name through
 ``p4info.P4Info``; an unknown name fails with the list of names that exist.
 """
+import hashlib
 import ipaddress
 import queue
 import threading
@@ -18,6 +19,29 @@ from p4info import P4InfoError
 
 class EncodeError(ValueError):
     """A value does not fit the bit width the P4Info gives it."""
+
+
+class WriteError(RuntimeError):
+    """A Write the switch refused; the message has each failed update's code and reason."""
+
+
+def write_error(req, err):
+    """WriteError from the RpcError of Write `req`: P4Runtime puts the per-update errors in the
+    status details (the gRPC message itself is often empty, as on BMv2)."""
+    from google.rpc import code_pb2, status_pb2
+    parts = []
+    for key, value in (err.trailing_metadata() or ()):
+        if key != "grpc-status-details-bin":
+            continue
+        st = status_pb2.Status.FromString(value)
+        for i, any_ in enumerate(st.details):
+            pe = p4runtime_pb2.Error()
+            if any_.Unpack(pe) and pe.canonical_code != code_pb2.OK and i < len(req.updates):
+                u = req.updates[i]
+                parts.append("%s %s: %s: %s" % (p4runtime_pb2.Update.Type.Name(u.type), u.entity.WhichOneof("entity"),
+                                                code_pb2.Code.Name(pe.canonical_code), pe.message or "(no message)"))
+    return WriteError("Write refused (%s%s)%s" % (err.code().name, ": " + err.details() if err.details() else "",
+                                                  ": " + "; ".join(parts) if parts else ""))
 
 
 def to_int(value):
@@ -58,6 +82,13 @@ def decode(data):
 
 def prefix_mask(prefix_len, bitwidth):
     return ((1 << prefix_len) - 1) << (bitwidth - prefix_len) if prefix_len else 0
+
+
+def pipeline_cookie(device_config, info):
+    """Cookie of a pipeline (device config + P4Info): whoever pushes it first (BMv2 runner set-up
+    or the first test) and every later test compute the same one, so nobody pushes it twice
+    (a second push would reset the switch's state, clone sessions included)."""
+    return int.from_bytes(hashlib.sha256(device_config + info.msg.SerializeToString()).digest()[:8], "big")
 
 
 class Client:
@@ -190,9 +221,13 @@ class Client:
             field = {p4runtime_pb2.TableEntry: "table_entry",
                      p4runtime_pb2.RegisterEntry: "register_entry",
                      p4runtime_pb2.CounterEntry: "counter_entry",
-                     p4runtime_pb2.DigestEntry: "digest_entry"}[type(ent)]
+                     p4runtime_pb2.DigestEntry: "digest_entry",
+                     p4runtime_pb2.PacketReplicationEngineEntry: "packet_replication_engine_entry"}[type(ent)]
             getattr(u.entity, field).CopyFrom(ent)
-        self.stub.Write(req)
+        try:
+            self.stub.Write(req)
+        except grpc.RpcError as e:
+            raise write_error(req, e) from None
 
     def insert(self, table, match=None, action=None, params=None, priority=0, modify=False):
         te = self.table_entry(table, match, action, params, priority)
@@ -246,6 +281,32 @@ class Client:
             d = e.counter_entry.data
             return d.packet_count, d.byte_count
         raise RuntimeError("counter %s[%d]: empty read" % (name, index))
+
+    # -- packet replication engine ---------------------------------------------------
+    def read_clone_session(self, session_id):
+        """The CloneSessionEntry of `session_id` on the device, or None."""
+        ent = p4runtime_pb2.Entity()
+        ent.packet_replication_engine_entry.clone_session_entry.session_id = session_id
+        try:
+            for e in self.read(ent):
+                return e.packet_replication_engine_entry.clone_session_entry
+        except grpc.RpcError as e:
+            if e.code() == grpc.StatusCode.NOT_FOUND:
+                return None
+            raise
+        return None
+
+    def write_clone_session(self, session_id, replicas, packet_length_bytes=0):
+        """Create or replace clone session `session_id`: replicas [(egress_port, instance)],
+        copies truncated to packet_length_bytes (0: whole packet)."""
+        pre = p4runtime_pb2.PacketReplicationEngineEntry()
+        cs = pre.clone_session_entry
+        cs.session_id = session_id
+        for port, instance in replicas:
+            cs.replicas.add(egress_port=port, instance=instance)
+        cs.packet_length_bytes = packet_length_bytes
+        self.write([pre], "MODIFY" if self.read_clone_session(session_id) is not None else "INSERT")
+        return pre
 
     def enable_digest(self, name, max_timeout_ns=0, max_list_size=1, ack_timeout_ns=1000000):
         de = p4runtime_pb2.DigestEntry()

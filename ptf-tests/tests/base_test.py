@@ -7,12 +7,15 @@
 - resolves every P4 name through the P4Info at run time, and only accepts the
   names declared in lib/contract.py, the list ``make test`` cross-checks
   against the committed P4Info;
-- records what a test writes and deletes it in tearDown, so tests are independent.
+- records what a test writes and deletes it when the test ends, so tests are independent;
+- on BMv2 (profile bmv2) reads and writes registers over simple_switch's Thrift
+  server, since PI does not serve P4Runtime register access, and lets a test
+  declare itself TNA-only (``tna_only``).
 
 Test parameters (``--test-params``, set by ptf-tests/run): p4info, device_config,
-grpcaddr, device_id, profile, dev_ports, shaped_port, vectors, vector_time_scale.
+grpcaddr, device_id, profile, dev_ports, shaped_port, vectors, vector_time_scale;
+on BMv2 also thrift_port and bmv2_py (the directory with BMv2's Thrift stubs).
 """
-import hashlib
 import os
 import sys
 import time
@@ -25,6 +28,7 @@ import ptf  # noqa: E402
 import ptf.testutils as tu  # noqa: E402
 from ptf.base_tests import BaseTest  # noqa: E402
 
+import bmv2  # noqa: E402
 import contract  # noqa: E402
 import p4rt  # noqa: E402
 import packets as K  # noqa: E402
@@ -55,14 +59,23 @@ class CcfairTest(BaseTest):
         if not p4info_path:
             self.fail("test parameter p4info not given (run the suite through ptf-tests/run)")
         self.info = P4Info.from_file(p4info_path)
+        self._thrift = None
+        self._written = []  # entries to delete when the test ends; tests never change default actions
+        # Cleanups, unlike tearDown, also run when setUp fails or skips (tna_only) after this
+        # point; they run last-in first-out: written entries go before the connections close.
+        self.addCleanup(self._close_thrift)
         self.sw = p4rt.Client(self.info, param("grpcaddr", "127.0.0.1:9559"), int(param("device_id", 1)))
+        self.addCleanup(self.sw.close)
+        self.addCleanup(self._delete_written)
         cfg_path = param("device_config")
         if cfg_path:
             with open(cfg_path, "rb") as f:
                 cfg = f.read()
-            cookie = int.from_bytes(hashlib.sha256(cfg + self.info.msg.SerializeToString()).digest()[:8], "big")
+            cookie = p4rt.pipeline_cookie(cfg, self.info)
             if _PIPELINE_COOKIE != cookie and self.sw.get_pipeline_cookie() != cookie:
                 self.sw.set_pipeline(cfg, cookie)
+                if self.profile == "bmv2":  # a new pipeline starts with no clone sessions
+                    bmv2.write_clone_sessions(self.sw, self.params)
             _PIPELINE_COOKIE = cookie
         self.ports = sorted(int(p) for (_dev, p) in ptf.config["port_map"].keys())
         if len(self.ports) < 4:
@@ -70,16 +83,42 @@ class CcfairTest(BaseTest):
         self.shaped_port = int(param("shaped_port", self.ports[-1]))
         self._dev_ports = dict(tuple(int(x) for x in kv.split(":"))
                                for kv in str(param("dev_ports", "")).split(",") if kv)
-        self._written = []  # entries to delete in tearDown; tests never change default actions
         self.sw.drain_packet_in()
 
-    def tearDown(self):
-        try:
-            if self._written:
-                self.sw.delete(list(reversed(self._written)))
-        finally:
-            self.sw.close()
-            BaseTest.tearDown(self)
+    def _delete_written(self):
+        if self._written:
+            self.sw.delete(list(reversed(self._written)))
+
+    def _close_thrift(self):
+        if self._thrift is not None:
+            self._thrift.close()
+
+    # -- targets -----------------------------------------------------------------------
+    def tna_only(self, reason):
+        """Skip this test on BMv2: it needs behaviour only the TNA program on Tofino has (`reason`
+        says which). Prints ``SKIPPED: <test> on bmv2 (<reason>)`` on stdout, the line make test
+        counts. Call it at the start of runTest, or in setUp after CcfairTest.setUp."""
+        if self.profile != "bmv2":
+            return
+        sys.stderr.flush()
+        # PTF's runner has written "<test> ... " to stderr without a newline; where stdout is the
+        # same file (a terminal, make's 2>&1) end that line so that SKIPPED starts one.
+        lead = "\n" if os.path.sameopenfile(1, 2) else ""
+        sys.stdout.write("%sSKIPPED: %s on bmv2 (%s)\n" % (lead, self, reason))
+        sys.stdout.flush()
+        self.skipTest("TNA only: " + reason)
+
+    @property
+    def bmv2(self):
+        """simple_switch's Thrift client (lib/bmv2.Switch): registers, counters, queue depth and rate.
+        Only on BMv2 (test param thrift_port); opened on first use, closed when the test ends."""
+        if self._thrift is None:
+            port = param("thrift_port")
+            if port is None:
+                self.fail("test parameter thrift_port not given: the Thrift client exists on BMv2 only "
+                          "(ptf-tests/run --target bmv2)")
+            self._thrift = bmv2.Switch(int(port), runtime_dir=param("bmv2_py"))
+        return self._thrift
 
     # -- names ---------------------------------------------------------------------
     def name(self, kind, key):
@@ -88,7 +127,7 @@ class CcfairTest(BaseTest):
 
     # -- writes (recorded for clean-up) --------------------------------------------------
     def insert(self, table, match=None, action=None, params=None, priority=0, modify=False):
-        """Write an entry (recorded for tearDown); modify=True changes one this test inserted."""
+        """Write an entry (deleted when the test ends); modify=True changes one this test inserted."""
         te = self.sw.insert(self.name("table", table), match, self.name("action", action) if action else None,
                             params, priority, modify=modify)
         if not modify:
@@ -104,14 +143,35 @@ class CcfairTest(BaseTest):
         return tes
 
     def write_register(self, reg, index, value):
-        self.sw.write_register(self.name("register", reg), index, value)
+        """Write a cell: an int, or for a struct register (contract.REGISTER_FIELDS) the list of its
+        members in order, packed as read_register unpacks them (first member highest)."""
+        name = self.name("register", reg)
+        fields = contract.REGISTER_FIELDS.get(reg)
+        if isinstance(value, (list, tuple)):
+            if not fields or len(value) != len(fields):
+                raise ValueError("register %s: %d values given, its cells have %s" % (
+                    reg, len(value), "members %s" % [f for f, _ in fields] if fields else "one value"))
+            packed = 0
+            for (f, w), v in zip(fields, value):
+                if not 0 <= v < (1 << w):
+                    raise ValueError("register %s: member %s = %r does not fit %d bits" % (reg, f, v, w))
+                packed = (packed << w) | v
+            value = packed
+        if param("thrift_port") is not None:  # BMv2: PI does not serve P4Runtime register writes
+            self.bmv2.write_register(name, index, value)
+        else:
+            self.sw.write_register(name, index, value)
 
     def read_register(self, reg, index):
         """A cell's value: an int, or for a struct register (contract.REGISTER_FIELDS) the
         list of its members in order."""
-        v = self.sw.read_register(self.name("register", reg), index)
+        name = self.name("register", reg)
+        if param("thrift_port") is not None:  # BMv2: PI does not serve P4Runtime register reads
+            v = self.bmv2.read_register(name, index)
+        else:
+            v = self.sw.read_register(name, index)
         fields = contract.REGISTER_FIELDS.get(reg)
-        if fields and isinstance(v, int):  # an agent that flattens the struct: first member highest
+        if fields and isinstance(v, int):  # the struct flattened (v1model port, bf-p4c): first member highest
             out, shift = [], sum(w for _, w in fields)
             for _, w in fields:
                 shift -= w
