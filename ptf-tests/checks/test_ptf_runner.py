@@ -131,3 +131,137 @@ def test_dry_run_plans_model_agent_and_ptf_from_the_port_map(tmp_path, profile, 
     pairs = ",".join("%d:%d" % (i + 1, v["device_port"]) for i, v in enumerate(veths["PortToVeth"]))
     assert "dev_ports=" in ptf and pairs in ptf and "shaped_port=8" in ptf
     assert sum(l.split()[0] == "veth" for l in lines) > 0
+
+
+# -- --target bmv2 ----------------------------------------------------------------------------------
+NO_BMV2_PATH = "/usr/sbin:/usr/bin:/sbin:/bin"  # iproute2 and make, not the BMv2 tools in /usr/local/bin
+
+
+def fake_bmv2(root, tools=("simple_switch_grpc", "p4c-bm2-ss"), stubs=True):
+    """A BMv2 install prefix: bin/ tools that must never run, and the Thrift stub packages."""
+    (root / "bin").mkdir(parents=True)
+    for n in tools:
+        exe = root / "bin" / n
+        exe.write_text("#!/bin/sh\necho 'fake %s must never run in make test' >&2\nexit 99\n" % n)
+        exe.chmod(0o755)
+    if stubs:
+        for pkg in ("bm_runtime", "sswitch_runtime"):
+            (root / "lib" / "python3.11" / "site-packages" / pkg).mkdir(parents=True)
+    return {"BMV2_PREFIX": str(root), "PATH": NO_BMV2_PATH}
+
+
+def fake_bmv2_build(root):
+    root.mkdir(parents=True)
+    (root / "p4info.txt").write_text("")
+    (root / "bmv2.json").write_text("{}")
+    return str(root)
+
+
+def run_bmv2(args, env_extra):
+    return run(["--target", "bmv2"] + list(args), env_extra=env_extra,
+               drop=("SDE", "SDE_INSTALL", "STRATUM_BFRT", "BMV2_PREFIX"))
+
+
+def test_bmv2_refuses_without_its_tools_and_names_them(tmp_path):
+    rc, _, err = run_bmv2([], {"PATH": NO_BMV2_PATH})
+    assert rc == 2
+    assert "cannot run: simple_switch_grpc and p4c-bm2-ss not found on PATH (BMV2_PREFIX not set)" in err
+    rc, _, err = run_bmv2([], fake_bmv2(tmp_path / "bmv2", tools=("simple_switch_grpc",)))
+    assert rc == 2
+    assert "p4c-bm2-ss not found on PATH or in $BMV2_PREFIX/bin (%s/bin)" % (tmp_path / "bmv2") in err
+    assert "simple_switch_grpc" not in err.split("not found")[0]
+
+
+def test_bmv2_refuses_without_the_thrift_stubs(tmp_path):
+    rc, _, err = run_bmv2([], fake_bmv2(tmp_path / "bmv2", stubs=False))
+    assert rc == 2 and "Thrift stubs (bm_runtime, sswitch_runtime) are not under %s" % (tmp_path / "bmv2") in err
+
+
+def test_bmv2_refuses_without_the_compiled_program_and_names_the_files(tmp_path):
+    rc, _, err = run_bmv2(["--build-dir", str(tmp_path / "empty")], fake_bmv2(tmp_path / "bmv2"))
+    assert rc == 2 and "compiled program for profile bmv2 is missing" in err
+    assert "%s/p4info.txt" % (tmp_path / "empty") in err and "%s/bmv2.json" % (tmp_path / "empty") in err
+    assert "make -C p4 bmv2" in err
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--target", "bmv2", "--profile", "tofino2"], "--target bmv2 runs profile bmv2 (the v1model port); "
+                                                  "--profile tofino2 is a tofino-model profile"),
+    (["--target", "bmv2", "--agent", "switchd"], "--agent chooses tofino-model's P4Runtime agent"),
+    (["--profile", "bmv2"], "profile bmv2 is the v1model port for BMv2: run it with --target bmv2"),
+    (["--netns", "x"], "--netns applies to --target bmv2 only"),
+])
+def test_target_and_profile_options_that_do_not_go_together(args, message):
+    rc, _, err = run(args)
+    assert rc == 2 and message in err
+
+
+def test_bmv2_dry_run_plans_namespace_veths_switch_setup_and_ptf(tmp_path):
+    env = fake_bmv2(tmp_path / "bmv2")
+    build = fake_bmv2_build(tmp_path / "build")
+    rc, out, err = run_bmv2(["--build-dir", build, "--netns", "ccfair-check", "--log-dir", str(tmp_path / "logs"),
+                             "--dry-run", "flow"], env)
+    assert rc == 0, err
+    lines = [l.split(None, 1) for l in out.splitlines()[1:]]
+    kinds = [k for k, _ in lines]
+    assert kinds[:3] == ["netns"] * 3 and kinds[-3:] == ["switch", "setup", "ptf"]
+    cmd = {k: c for k, c in lines}
+    assert lines[0][1] == "ip netns add ccfair-check"
+    assert "ip -n ccfair-check link set lo up" in [c for _, c in lines]
+    with open(os.path.join(REPO, "model-configs", "ptf", "bmv2", "bmv2-ports.json")) as f:
+        veths = json.load(f)["PortToVeth"]
+    with open(os.path.join(REPO, "model-configs", "fabric.json")) as f:
+        fabric = json.load(f)
+    with open(os.path.join(REPO, "params", "ccfair.json")) as f:
+        params = json.load(f)
+    for v in veths:
+        assert "ip -n ccfair-check link add veth%d type veth peer name veth%d" % (v["veth1"], v["veth2"]) \
+            in [c for _, c in lines]
+    sw = cmd["switch"]
+    assert sw.startswith("ip netns exec ccfair-check %s/bin/simple_switch_grpc --device-id %d "
+                         % (tmp_path / "bmv2", fabric["ptf"]["device_id"]))
+    for v in veths:
+        assert "-i %d@veth%d " % (v["port"], v["veth1"]) in sw
+    assert "--thrift-port %d" % fabric["bmv2"]["thrift_port"] in sw
+    assert "--log-file %s/bmv2 " % (tmp_path / "logs") in sw and "--no-p4" in sw
+    target = sw.split(" -- ", 1)[1]  # simple_switch_grpc's own options come after --
+    assert target == "--grpc-server-addr %s --cpu-port %d --priority-queues %d" % (
+        fabric["ptf"]["grpc_addr"], params["cpu"]["port_bmv2"],
+        params["targets"]["profiles"]["bmv2"]["priority_queues"])
+    setup = cmd["setup"]
+    assert setup.startswith("ip netns exec ccfair-check ") and "runner/bmv2_setup.py" in setup
+    assert "--device-config %s/device_config.bin" % (tmp_path / "logs") in setup
+    assert "--shape %d:%d" % (fabric["ptf"]["shaped_port"], fabric["bmv2"]["shaped_rate_pps"]) in setup
+    ptf = cmd["ptf"]
+    assert ptf.startswith("ip netns exec ccfair-check ") and ptf.endswith(" flow")
+    assert "--test-dir %s" % os.path.join(PTF_DIR, "tests") in ptf
+    with open(os.path.join(REPO, "model-configs", "ptf", "bmv2", "port_map.json")) as f:
+        for e in json.load(f):
+            assert "-i %d@%s" % (e["p4_port"], e["iface_name"]) in ptf
+    for p in ("profile='\"'\"'bmv2'\"'\"'", "thrift_port=%d" % fabric["bmv2"]["thrift_port"],
+              "dev_ports='\"'\"'%s'\"'\"'" % ",".join("%d:%d" % (v["port"], v["port"]) for v in veths),
+              "shaped_port=%d" % fabric["ptf"]["shaped_port"], "bmv2_py="):
+        assert p in ptf, p
+
+
+def test_bmv2_refuses_without_root_or_thrift(tmp_path, monkeypatch):
+    import ccfair_ptf
+    import target_bmv2
+    env = dict(os.environ, **fake_bmv2(tmp_path / "bmv2"))
+    argv = ["--target", "bmv2", "--build-dir", fake_bmv2_build(tmp_path / "build")]
+    monkeypatch.setattr(ccfair_ptf.os, "geteuid", lambda: 1000)
+    assert ccfair_ptf.main(argv, env) == 2
+    monkeypatch.setattr(target_bmv2.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(ccfair_ptf.Refusal, match="Python package thrift is not in the venv"):
+        target_bmv2.preflight(ccfair_ptf.parse_args(argv, ["bmv2", "tofino"]), env, {})
+
+
+def test_make_test_says_which_bmv2_tool_is_missing(tmp_path):
+    def make(env_extra):
+        env = {k: v for k, v in os.environ.items() if k not in ("BMV2_PREFIX", "SDE", "SDE_INSTALL")}
+        env.update(env_extra)
+        return subprocess.run(["make", "-s", "-C", PTF_DIR, "test-bmv2"], env=env, capture_output=True, text=True,
+                               timeout=60).stdout
+    assert make({"PATH": NO_BMV2_PATH}).strip() == "SKIPPED: PTF on BMv2 (simple_switch_grpc and p4c-bm2-ss not found)"
+    out = make(fake_bmv2(tmp_path / "bmv2", tools=("simple_switch_grpc",)))
+    assert out.strip() == "SKIPPED: PTF on BMv2 (p4c-bm2-ss not found)"

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
-"""ptf-tests/run: the ccfair PTF suite on tofino-model, from the user's Intel SDE.
+"""ptf-tests/run: the ccfair PTF suite on tofino-model, from the user's Intel SDE,
+or (``--target bmv2``, runner/target_bmv2.py) on BMv2's simple_switch_grpc.
 
-Order of work: check everything that can be checked without root (arguments,
+Order of work on tofino-model: check everything that can be checked without root (arguments,
 $SDE/$SDE_INSTALL, SDE version, binaries, compiled program, port map) and
 refuse with one message naming what is missing; then, as root, create the
 veths from the port map, start tofino-model and the P4Runtime agent (Stratum
@@ -15,48 +16,64 @@ import glob
 import json
 import os
 import re
-import shlex
-import signal
-import socket
 import subprocess
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-PTF_DIR = os.path.dirname(HERE)
-REPO = os.path.dirname(PTF_DIR)
+sys.path.insert(0, HERE)
+from common import (EXIT_REFUSED, PROG, PTF_DIR, REPO, Processes, Refusal, dev_ports_param,  # noqa: E402
+                    exit_on_signals, fail, load_port_map, log_dir, ptf_argv, report_end, shell_line, wait_for_port,
+                    which)
+
 sys.path.insert(0, os.path.join(PTF_DIR, "lib"))
 sys.path.insert(0, os.path.join(REPO, "tools"))
 
 import device_config  # noqa: E402
+import target_bmv2  # noqa: E402
 from ccfair import params as P  # noqa: E402
 
-PROG = "ptf-tests/run"
-EXIT_REFUSED = 2
-
-
-class Refusal(Exception):
-    """The runner cannot start: the message names what is missing and how to get it."""
+TARGETS = ("tofino-model", "bmv2")
 
 
 def parse_args(argv, profiles):
-    ap = argparse.ArgumentParser(prog=PROG, description="Run the ccfair PTF suite on tofino-model.")
-    ap.add_argument("--profile", default="tofino", help="one of: %s (default tofino)" % ", ".join(profiles))
-    ap.add_argument("--agent", default="stratum", choices=["stratum", "switchd"],
-                    help="P4Runtime agent: stratum_bfrt (default) or bf_switchd built with P4Runtime (P4RT=ON)")
+    ap = argparse.ArgumentParser(prog=PROG, description="Run the ccfair PTF suite on tofino-model or BMv2.")
+    ap.add_argument("--target", default="tofino-model", choices=TARGETS,
+                    help="switch to run on: tofino-model from an Intel SDE (default), or BMv2's simple_switch_grpc "
+                         "with the v1model port (profile bmv2)")
+    ap.add_argument("--profile", help="tofino-model profile, one of: %s (default tofino)"
+                    % ", ".join(p for p in profiles if p != "bmv2"))
+    ap.add_argument("--agent", choices=["stratum", "switchd"],
+                    help="tofino-model's P4Runtime agent: stratum_bfrt (default) or bf_switchd built with "
+                         "P4Runtime (P4RT=ON)")
     ap.add_argument("--build-dir", help="compiled program (default p4/build/<profile>)")
-    ap.add_argument("--grpc-addr", help="P4Runtime address the agent serves (default from model-configs/fabric.json)")
+    ap.add_argument("--grpc-addr", help="P4Runtime address the switch serves (default from model-configs/fabric.json)")
     ap.add_argument("--device-id", type=int, help="P4Runtime device id (default from model-configs/fabric.json)")
     ap.add_argument("--log-dir", help="where logs go (default build/ptf-logs/<profile>-<time>)")
+    ap.add_argument("--test-dir", help="PTF test directory (default ptf-tests/tests)")
+    ap.add_argument("--netns", help="bmv2: name of the network namespace to create (default ccfair-bmv2-<pid>)")
     ap.add_argument("--allow-sde-mismatch", action="store_true",
                     help="run even if the SDE is not the version ccfair targets (results may differ)")
-    ap.add_argument("--startup-timeout", type=int, default=600, help="seconds to wait for the agent's gRPC port")
+    ap.add_argument("--startup-timeout", type=int, default=600, help="seconds to wait for the switch's gRPC port")
     ap.add_argument("--dry-run", action="store_true", help="check everything, print the commands, run nothing")
     ap.add_argument("tests", nargs="*", help="PTF test names or groups (default: all)")
     args = ap.parse_args(argv)
+    if args.target == "bmv2":
+        if args.profile not in (None, "bmv2"):
+            raise Refusal("--target bmv2 runs profile bmv2 (the v1model port); --profile %s is a tofino-model "
+                          "profile" % args.profile)
+        if args.agent:
+            raise Refusal("--agent chooses tofino-model's P4Runtime agent; BMv2 serves P4Runtime itself")
+        args.profile = "bmv2"
+        return args
+    args.profile = args.profile or "tofino"
+    args.agent = args.agent or "stratum"
+    if args.profile == "bmv2":
+        raise Refusal("profile bmv2 is the v1model port for BMv2: run it with --target bmv2")
     if args.profile not in profiles:
         raise Refusal("unknown profile %r: choose one of %s (params/ccfair.json targets.profiles)"
                       % (args.profile, ", ".join(profiles)))
+    if args.netns:
+        raise Refusal("--netns applies to --target bmv2 only (tofino-model's veths live in the host namespace)")
     return args
 
 
@@ -93,7 +110,7 @@ def detect_sde_version(sde, sde_install):
 def find_agent(agent, sde_install, env):
     if agent == "stratum":
         cands = [env.get("STRATUM_BFRT")] if env.get("STRATUM_BFRT") else []
-        on_path = _which("stratum_bfrt", env)
+        on_path = which("stratum_bfrt", env)
         cands += [on_path] if on_path else []
         cands.append(os.path.join(sde_install, "bin", "stratum_bfrt"))
         hint = ("stratum_bfrt (Stratum built against this SDE) was not found: set $STRATUM_BFRT, put it on PATH, "
@@ -106,14 +123,6 @@ def find_agent(agent, sde_install, env):
         if c and os.path.isfile(c) and os.access(c, os.X_OK):
             return c
     raise Refusal("%s (looked at: %s)" % (hint, ", ".join(c for c in cands if c)))
-
-
-def _which(name, env):
-    for d in env.get("PATH", "").split(os.pathsep):
-        p = os.path.join(d, name)
-        if d and os.path.isfile(p) and os.access(p, os.X_OK):
-            return p
-    return None
 
 
 # -- preflight ---------------------------------------------------------------------------------
@@ -174,32 +183,10 @@ def preflight(args, env, params):
         "chip_type": prof_spec["chip_type"], "shaped_port": fabric["ptf"]["shaped_port"],
         "grpc_addr": args.grpc_addr or fabric["ptf"]["grpc_addr"],
         "device_id": args.device_id if args.device_id is not None else fabric["ptf"]["device_id"],
-        "log_dir": os.path.abspath(args.log_dir or os.path.join(
-            REPO, "build", "ptf-logs", "%s-%s" % (args.profile, time.strftime("%Y%m%d-%H%M%S")))),
+        "log_dir": log_dir(args.log_dir, args.profile),
+        "test_dir": os.path.abspath(args.test_dir or os.path.join(PTF_DIR, "tests")),
         "tests": args.tests, "startup_timeout": args.startup_timeout,
     }
-
-
-def load_port_map(path):
-    """[{p4_port, iface_name}] with every entry checked; a bad file is refused, naming the entry."""
-    try:
-        with open(path) as f:
-            ports = json.load(f)
-    except (OSError, ValueError) as e:
-        raise Refusal("port map %s unreadable: %s" % (path, e))
-    if not isinstance(ports, list) or not ports:
-        raise Refusal("port map %s must be a non-empty JSON list of {p4_port, iface_name}" % path)
-    seen_p, seen_i = set(), set()
-    for i, e in enumerate(ports):
-        if not isinstance(e, dict) or set(e) != {"p4_port", "iface_name"}:
-            raise Refusal("port map %s entry %d must have exactly p4_port and iface_name, got %r" % (path, i, e))
-        if not isinstance(e["p4_port"], int) or e["p4_port"] < 0:
-            raise Refusal("port map %s entry %d: p4_port %r is not a port number" % (path, i, e["p4_port"]))
-        if e["p4_port"] in seen_p or e["iface_name"] in seen_i:
-            raise Refusal("port map %s entry %d repeats a port or interface: %r" % (path, i, e))
-        seen_p.add(e["p4_port"])
-        seen_i.add(e["iface_name"])
-    return ports
 
 
 # -- the run ------------------------------------------------------------------------------------------
@@ -237,38 +224,13 @@ def commands(plan):
 
 
 def ptf_command(plan):
-    dev_of_iface = {"veth%d" % v["veth2"]: v["device_port"] for v in plan["veths"]}
-    dev_ports = ",".join("%d:%d" % (p["p4_port"], dev_of_iface[p["iface_name"]]) for p in plan["ports"])
-    test_params = ";".join([
-        "p4info='%s'" % os.path.join(plan["build_dir"], "p4info.txt"),
-        "device_config='%s'" % os.path.join(plan["log_dir"], "device_config.bin"),
-        "grpcaddr='%s'" % plan["grpc_addr"], "device_id=%d" % plan["device_id"],
-        "profile='%s'" % plan["profile"],
-        "vectors='%s'" % os.path.join(REPO, "testdata", "vectors"),
-        "dev_ports='%s'" % dev_ports, "shaped_port=%d" % plan["shaped_port"],
-    ])
-    argv = [os.path.join(REPO, ".venv", "bin", "ptf"), "--test-dir", os.path.join(PTF_DIR, "tests"),
-            "--log-file", os.path.join(plan["log_dir"], "ptf.log"),
-            "--test-params=" + test_params]
-    for p in plan["ports"]:
-        argv += ["-i", "%d@%s" % (p["p4_port"], p["iface_name"])]
-    return argv + list(plan["tests"])
-
-
-def wait_for_port(addr, procs, timeout):
-    host, port = addr.rsplit(":", 1)
-    host = "127.0.0.1" if host in ("0.0.0.0", "") else host
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        for name, p in procs:
-            if p.poll() is not None:
-                raise RuntimeError("%s exited with code %d while starting (see its log)" % (name, p.returncode))
-        try:
-            with socket.create_connection((host, int(port)), timeout=1):
-                return
-        except OSError:
-            time.sleep(1)
-    raise RuntimeError("the P4Runtime agent did not open %s within %d s" % (addr, timeout))
+    dev_ports = dev_ports_param(plan["ports"], {"veth%d" % v["veth2"]: v["device_port"] for v in plan["veths"]})
+    params = [("p4info", os.path.join(plan["build_dir"], "p4info.txt")),
+              ("device_config", os.path.join(plan["log_dir"], "device_config.bin")),
+              ("grpcaddr", plan["grpc_addr"]), ("device_id", plan["device_id"]), ("profile", plan["profile"]),
+              ("vectors", os.path.join(REPO, "testdata", "vectors")),
+              ("dev_ports", dev_ports), ("shaped_port", plan["shaped_port"])]
+    return ptf_argv(plan["test_dir"], plan["log_dir"], params, plan["ports"], plan["tests"])
 
 
 def execute(plan):
@@ -285,25 +247,8 @@ def execute(plan):
     env["LD_LIBRARY_PATH"] = os.path.join(plan["sde_install"], "lib") + os.pathsep + env.get("LD_LIBRARY_PATH", "")
     env["PYTHONPATH"] = os.path.join(PTF_DIR, "lib") + os.pathsep + env.get("PYTHONPATH", "")
 
-    created, procs = [], []
-
-    def teardown():
-        for name, p in reversed(procs):
-            if p.poll() is None:
-                print("%s: stopping %s (pid %d)" % (PROG, name, p.pid))
-                os.killpg(p.pid, signal.SIGTERM)
-                try:
-                    p.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    os.killpg(p.pid, signal.SIGKILL)
-        for iface in created:
-            subprocess.call(["ip", "link", "del", iface], stderr=subprocess.DEVNULL)
-
-    def on_signal(signum, _frame):
-        raise SystemExit(128 + signum)
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    created, procs = [], Processes(plan["log_dir"], env)
+    exit_on_signals()
     rc = 1
     try:
         for what, argv in commands(plan):
@@ -314,45 +259,48 @@ def execute(plan):
                 if argv[:3] == ["ip", "link", "add"]:
                     created.append(argv[3])
             elif what in ("tofino-model", "agent"):
-                log = open(os.path.join(plan["log_dir"], what + ".log"), "w")
-                print("%s: starting %s: %s" % (PROG, what, " ".join(shlex.quote(a) for a in argv)))
-                procs.append((what, subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env,
-                                                     cwd=plan["log_dir"], start_new_session=True)))
+                procs.start(what, argv)
                 if what == "agent":
                     wait_for_port(plan["grpc_addr"], procs, plan["startup_timeout"])
             else:
-                print("%s: running PTF: %s" % (PROG, " ".join(shlex.quote(a) for a in argv)))
+                print("%s: running PTF: %s" % (PROG, shell_line(argv)), flush=True)
                 rc = subprocess.call(argv, env=env)
     except (RuntimeError, subprocess.CalledProcessError) as e:
-        print("%s: FAILED: %s (logs: %s)" % (PROG, e, plan["log_dir"]), file=sys.stderr)
-        rc = 1
+        rc = fail(e, plan["log_dir"])
     finally:
-        teardown()
-    print("%s: PTF exit code %d; logs in %s" % (PROG, rc, plan["log_dir"]))
-    return rc
+        procs.stop_all()
+        for iface in created:
+            subprocess.call(["ip", "link", "del", iface], stderr=subprocess.DEVNULL)
+    return report_end(rc, plan["log_dir"])
 
 
 def main(argv=None, env=None):
     env = dict(os.environ if env is None else env)
     params = P.load()
     profiles = sorted(params["targets"]["profiles"])
+    argv = sys.argv[1:] if argv is None else argv
     try:
-        args = parse_args(sys.argv[1:] if argv is None else argv, profiles)
-        plan = preflight(args, env, params)
+        args = parse_args(argv, profiles)
+        bmv2 = args.target == "bmv2"
+        plan = target_bmv2.preflight(args, env, params) if bmv2 else preflight(args, env, params)
     except Refusal as e:
         print("%s: cannot run: %s" % (PROG, e), file=sys.stderr)
         return EXIT_REFUSED
     if args.dry_run:
-        print("%s: dry run for profile %s, SDE %s at %s, agent %s" % (
-            PROG, plan["profile"], plan["sde_version"] or "unknown", plan["sde_install"], plan["agent_bin"]))
-        for what, cmd in commands(plan):
-            print("%-12s %s" % (what, " ".join(shlex.quote(a) for a in cmd)))
+        if bmv2:
+            print("%s: dry run for profile bmv2 on %s (BMv2 prefix %s), network namespace %s" % (
+                PROG, plan["switch_bin"], plan["prefix"], plan["netns"]))
+        else:
+            print("%s: dry run for profile %s, SDE %s at %s, agent %s" % (
+                PROG, plan["profile"], plan["sde_version"] or "unknown", plan["sde_install"], plan["agent_bin"]))
+        for what, cmd in (target_bmv2.commands(plan) if bmv2 else commands(plan)):
+            print("%-12s %s" % (what, shell_line(cmd)))
         return 0
     if os.geteuid() != 0:
-        print("%s: cannot run: must be root to create veths and open raw sockets: sudo -E %s %s"
-              % (PROG, PROG, " ".join(sys.argv[1:] if argv is None else argv)), file=sys.stderr)
+        print("%s: cannot run: must be root to create %s and open raw sockets: sudo -E %s %s"
+              % (PROG, "a network namespace, veths" if bmv2 else "veths", PROG, " ".join(argv)), file=sys.stderr)
         return EXIT_REFUSED
-    return execute(plan)
+    return target_bmv2.execute(plan) if bmv2 else execute(plan)
 
 
 if __name__ == "__main__":
