@@ -139,7 +139,7 @@ CONTROLLER_HEADERS = {
 
 # Indices of per-(port, group) and per-queue externs (docs/dataplane.md, "Constants").
 UNTRACKED_COLLISION, UNTRACKED_NOT_TCP = 0, 1
-QUEUE_SHIFT = {"tofino": 5, "tofino2": 7}
+QUEUE_SHIFT = {"tofino": 5, "tofino2": 7, "bmv2": 5}  # QID_BITS of p4/tna/define_tna.p4, p4/v1model/define_v1model.p4
 
 
 def pg_index(dev_port, group):
