@@ -265,3 +265,10 @@ def test_make_test_says_which_bmv2_tool_is_missing(tmp_path):
     assert make({"PATH": NO_BMV2_PATH}).strip() == "SKIPPED: PTF on BMv2 (simple_switch_grpc and p4c-bm2-ss not found)"
     out = make(fake_bmv2(tmp_path / "bmv2", tools=("simple_switch_grpc",)))
     assert out.strip() == "SKIPPED: PTF on BMv2 (p4c-bm2-ss not found)"
+
+
+def test_ptf_is_killed_past_its_timeout():
+    import common
+    assert common.run_ptf(["sh", "-c", "exit 3"], dict(os.environ)) == 3
+    with pytest.raises(RuntimeError, match="PTF did not finish within 1 s"):
+        common.run_ptf(["sleep", "30"], dict(os.environ), timeout=1)

@@ -119,14 +119,18 @@ class Switch:
         self._transport.close()
 
     def _call(self, what, fn, *args):
+        # Raised outside the except blocks on purpose: the stubs' exceptions are immutable, and
+        # unittest, formatting a failed test, sets __traceback__ on every exception in the chain;
+        # one of them as __context__ makes that a TypeError that kills PTF's runner (PTF then hangs).
         try:
             return fn(*args)
         except (self._types.InvalidRegisterOperation, self._types.InvalidCounterOperation) as e:
             codes = (self._types.RegisterOperationErrorCode
                      if isinstance(e, self._types.InvalidRegisterOperation) else self._types.CounterOperationErrorCode)
-            raise Bmv2Error("%s: %s" % (what, codes._VALUES_TO_NAMES.get(e.code, e.code)))
+            reason = codes._VALUES_TO_NAMES.get(e.code, e.code)
         except self._app_error as e:  # an exception in the switch, e.g. a priority queue that does not exist
-            raise Bmv2Error("%s: %s" % (what, e))
+            reason = str(e)
+        raise Bmv2Error("%s: %s" % (what, reason))
 
     def _queue_call(self, what, fn, *args):
         rc = self._call(what, fn, *args)

@@ -22,8 +22,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from common import (EXIT_REFUSED, PROG, PTF_DIR, REPO, Processes, Refusal, dev_ports_param,  # noqa: E402
-                    exit_on_signals, fail, load_port_map, log_dir, ptf_argv, report_end, shell_line, wait_for_port,
-                    which)
+                    exit_on_signals, fail, load_port_map, log_dir, ptf_argv, report_end, run_ptf, shell_line,
+                    wait_for_port, which)
 
 sys.path.insert(0, os.path.join(PTF_DIR, "lib"))
 sys.path.insert(0, os.path.join(REPO, "tools"))
@@ -54,6 +54,9 @@ def parse_args(argv, profiles):
     ap.add_argument("--allow-sde-mismatch", action="store_true",
                     help="run even if the SDE is not the version ccfair targets (results may differ)")
     ap.add_argument("--startup-timeout", type=int, default=600, help="seconds to wait for the switch's gRPC port")
+    ap.add_argument("--ptf-timeout", type=int,
+                    help="seconds PTF may run before it is killed and the run fails (default: none on tofino-model, "
+                         "%d on bmv2, where the whole suite takes a few minutes)" % target_bmv2.PTF_TIMEOUT)
     ap.add_argument("--dry-run", action="store_true", help="check everything, print the commands, run nothing")
     ap.add_argument("tests", nargs="*", help="PTF test names or groups (default: all)")
     args = ap.parse_args(argv)
@@ -185,7 +188,7 @@ def preflight(args, env, params):
         "device_id": args.device_id if args.device_id is not None else fabric["ptf"]["device_id"],
         "log_dir": log_dir(args.log_dir, args.profile),
         "test_dir": os.path.abspath(args.test_dir or os.path.join(PTF_DIR, "tests")),
-        "tests": args.tests, "startup_timeout": args.startup_timeout,
+        "tests": args.tests, "startup_timeout": args.startup_timeout, "ptf_timeout": args.ptf_timeout or None,
     }
 
 
@@ -264,7 +267,7 @@ def execute(plan):
                     wait_for_port(plan["grpc_addr"], procs, plan["startup_timeout"])
             else:
                 print("%s: running PTF: %s" % (PROG, shell_line(argv)), flush=True)
-                rc = subprocess.call(argv, env=env)
+                rc = run_ptf(argv, env, plan["ptf_timeout"])
     except (RuntimeError, subprocess.CalledProcessError) as e:
         rc = fail(e, plan["log_dir"])
     finally:

@@ -123,6 +123,20 @@ class Processes:
                     p.wait()
 
 
+def run_ptf(argv, env, timeout=None):
+    """PTF's exit code; a run past `timeout` seconds is killed and fails (a PTF whose runner died
+    on an internal error can hang on its own threads, and make test must end)."""
+    p = subprocess.Popen(argv, env=env)
+    try:
+        return p.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise RuntimeError("PTF did not finish within %d s (--ptf-timeout); killed" % timeout)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
 def exit_on_signals():
     """SIGINT/SIGTERM end the run through SystemExit, so every `finally` tears down."""
     def on_signal(signum, _frame):

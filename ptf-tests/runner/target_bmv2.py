@@ -20,7 +20,7 @@ import subprocess
 import time
 
 from common import (PROG, PTF_DIR, REPO, Processes, Refusal, dev_ports_param, exit_on_signals, fail,
-                    load_port_map, log_dir, ptf_argv, report_end, shell_line, which)
+                    load_port_map, log_dir, ptf_argv, report_end, run_ptf, shell_line, which)
 
 import bmv2
 import device_config
@@ -28,6 +28,7 @@ import device_config
 TOOLS = ("simple_switch_grpc", "p4c-bm2-ss")
 SETUP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bmv2_setup.py")
 VENV_PY = os.path.join(REPO, ".venv", "bin", "python")
+PTF_TIMEOUT = 1800  # the whole suite took 2 min on BMv2 here; far past that, PTF hangs
 
 
 def find_tools(env):
@@ -101,18 +102,17 @@ def preflight(args, env, params):
         "log_dir": log_dir(args.log_dir, "bmv2"),
         "test_dir": os.path.abspath(args.test_dir or os.path.join(PTF_DIR, "tests")),
         "tests": args.tests, "startup_timeout": args.startup_timeout,
+        "ptf_timeout": PTF_TIMEOUT if args.ptf_timeout is None else args.ptf_timeout or None,
     }
 
 
 # -- the run ------------------------------------------------------------------------------------------
 def files(plan):
     """Where the run keeps its copy of the program (so a rebuild during the run cannot change what the
-    tests push: a new cookie would re-push and reset the switch), the stubs' directory, the IPC socket."""
+    tests push: a new cookie would re-push and reset the switch) and the stubs' directory."""
     L = plan["log_dir"]
     return {"p4info": os.path.join(L, "p4info.txt"), "device_config": os.path.join(L, "device_config.bin"),
-            "py": os.path.join(L, "bmv2-py"),
-            # nanomsg's default is /tmp/bmv2-<device id>-notifications.ipc, shared by every namespace
-            "ipc": "/tmp/%s-notifications.ipc" % plan["netns"]}
+            "py": os.path.join(L, "bmv2-py")}
 
 
 def in_ns(plan, argv):
@@ -136,8 +136,7 @@ def commands(plan):
     for v in plan["veths"]:
         switch += ["-i", "%d@veth%d" % (v["port"], v["veth1"])]
     switch += ["--thrift-port", str(plan["thrift_port"]),
-               "--log-file", os.path.join(plan["log_dir"], "bmv2"), "--log-flush",
-               "--notifications-addr", "ipc://" + F["ipc"], "--no-p4",
+               "--log-file", os.path.join(plan["log_dir"], "bmv2"), "--log-flush", "--no-p4",
                "--", "--grpc-server-addr", plan["grpc_addr"], "--cpu-port", str(plan["cpu_port"]),
                "--priority-queues", str(plan["priority_queues"])]
     cmds.append(("switch", in_ns(plan, switch)))
@@ -221,13 +220,11 @@ def execute(plan):
                 run_setup(argv, procs, env, plan["startup_timeout"])
             else:
                 print("%s: running PTF in namespace %s: %s" % (PROG, plan["netns"], shell_line(argv)), flush=True)
-                rc = subprocess.call(argv, env=env)
+                rc = run_ptf(argv, env, plan["ptf_timeout"])
     except (RuntimeError, subprocess.CalledProcessError) as e:
         rc = fail(e, plan["log_dir"])
     finally:
         procs.stop_all()
         if made_ns:
             remove_netns(plan["netns"])
-        if os.path.exists(F["ipc"]):
-            os.unlink(F["ipc"])
     return report_end(rc, plan["log_dir"])
