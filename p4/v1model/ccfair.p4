@@ -33,6 +33,8 @@ struct local_metadata_t {
     @field_list(FL_UPDATE) group_t    upd_group;
     @field_list(FL_UPDATE) bit<16>    upd_fg;
     @field_list(FL_UPDATE) flow_idx_t upd_flow_idx;
+    // The ingress port of a copy_to_cpu copy (BMv2 does not keep it for an I2E clone).
+    @field_list(FL_CPU)    PortId_t   cpu_ig_port;
     @field_list(FL_NONE)   bit<8>     fl_none;
 }
 
@@ -131,7 +133,8 @@ control IngressPipe(inout headers_t hdr,
             digest<reclass_digest_t>(1, lmd.ig.digest);
         }
         if (lmd.ig_tm.copy_to_cpu == 1 && lmd.ig_dprsr.drop_ctl[1:1] == 0) {
-            clone_preserving_field_list(CloneType.I2E, CCFAIR_CPU_COPY_SESSION_BMV2, FL_NONE);
+            lmd.cpu_ig_port = sm.ingress_port;
+            clone_preserving_field_list(CloneType.I2E, CCFAIR_CPU_COPY_SESSION_BMV2, FL_CPU);
         }
         if (lmd.ig_dprsr.drop_ctl[0:0] == 1) {
             mark_to_drop(sm);
@@ -258,7 +261,7 @@ control EgressPipe(inout headers_t hdr,
             truncate(CCFAIR_UPDATE_TRUNCATE_BYTES);
             recirculate_preserving_field_list(FL_NONE);
         } else if (sm.instance_type == INSTANCE_INGRESS_CLONE) {
-            to_cpu(sm.ingress_port);
+            to_cpu(lmd.cpu_ig_port);
         } else if (hdr.bridged.isValid()) {
             init_md();
             lmd.eg.mirror_session = (MirrorId_t)CCFAIR_UPDATE_MIRROR_SESSION_BASE + (MirrorId_t)sm.egress_port[8:7];

@@ -30,6 +30,7 @@ from ptf.base_tests import BaseTest  # noqa: E402
 
 import bmv2  # noqa: E402
 import contract  # noqa: E402
+import flowhash  # noqa: E402
 import p4rt  # noqa: E402
 import packets as K  # noqa: E402
 from ccfair import params as P  # noqa: E402
@@ -294,14 +295,38 @@ class CcfairTest(BaseTest):
         """The next reclassification digest entries [{flow_id, eg_port, old_group, new_group}] or []."""
         return self.digest(DIGEST, timeout) or []
 
-    def new_flow_id(self, timeout=2.0):
-        for d in self.reclass(timeout):
-            if d["old_group"] == 0xFF:
-                return d["flow_id"]
-        self.fail("no new-flow digest (old_group 0xFF) within %.1f s" % timeout)
+    def flow_slot(self, ip_a, ip_b, port_a, port_b, proto=6):
+        """(index, signature) the program computes for a connection (lib/flowhash.py)."""
+        bits = (self.info.register_size(IG + ".flow_tracker.flow_sig") - 1).bit_length()
+        return (flowhash.flow_index(ip_a, ip_b, port_a, port_b, bits, proto),
+                flowhash.flow_sig(ip_a, ip_b, port_a, port_b))
+
+    def flow_id(self, flow):
+        """Register index of K.Flow `flow` (both directions give the same one)."""
+        return self.flow_slot(K.HOST_IP[flow.a], K.HOST_IP[flow.b], flow.sport, flow.dport)[0]
+
+    def is_tracked(self, flow):
+        """True if the slot of `flow` holds its signature and a valid group word."""
+        idx, sig = self.flow_slot(K.HOST_IP[flow.a], K.HOST_IP[flow.b], flow.sport, flow.dport)
+        return (self.read_register(IG + ".flow_tracker.flow_sig", idx)[0] == sig
+                and self.flow_group(idx)[0] == 1)
+
+    def new_flow_id(self, flow):
+        """Index of `flow`, which the test has just started: fails unless the switch tracks it
+        (its slot holds the flow's signature and a valid group word)."""
+        self.assertTrue(self.is_tracked(flow), "flow %s:%d -> %s:%d is not tracked in slot %d" % (
+            K.HOST_IP[flow.a], flow.sport, K.HOST_IP[flow.b], flow.dport, self.flow_id(flow)))
+        return self.flow_id(flow)
+
+    def flows_entered(self, port, group=None):
+        """Flows counted into (port, group) by pg_flow_enter; a new flow enters (its port, mouse)."""
+        g = self.group_id("mouse") if group is None else group
+        return self.pg(IG + ".update.pg_flow_enter", port, g)[0]
 
     def flow_group(self, flow_id):
-        """(valid, device port, group) from the flow_group register (valid:1, 0:1, port:9, group:5)."""
+        """(valid, device port, group) from the flow_group register (valid:1, port unknown:1,
+        port:9, group:5); a flow whose port is not stored yet (no update since it started) has
+        port 0."""
         v = self.read_register(IG + ".flow_tracker.flow_group", flow_id)
         return v >> 15, (v >> 5) & 0x1FF, v & 0x1F
 
