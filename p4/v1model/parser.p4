@@ -43,7 +43,7 @@ parser ParserImpl(packet_in pkt,
         pkt.extract(hdr.ethernet);
         transition select(hdr.ethernet.ether_type) {
             ETHERTYPE_SHIM: parse_shim;
-            ETHERTYPE_IPV4: parse_ipv4;
+            ETHERTYPE_IPV4: check_ipv4;
             ETHERTYPE_UPDATE: parse_update;
             default: accept;
         }
@@ -51,7 +51,7 @@ parser ParserImpl(packet_in pkt,
     state parse_shim {
         pkt.extract(hdr.shim);
         transition select(hdr.shim.ether_type) {
-            ETHERTYPE_IPV4: parse_ipv4;
+            ETHERTYPE_IPV4: check_ipv4;
             default: accept;
         }
     }
@@ -59,14 +59,35 @@ parser ParserImpl(packet_in pkt,
         pkt.extract(hdr.update);
         transition accept;
     }
+    // IPv4 without options only: the checksum update covers the 20-byte
+    // header, so a packet with options (or another version) is handled as
+    // non-IP traffic: bridged unchanged, never tracked, routed or marked.
+    state check_ipv4 {
+        transition select(pkt.lookahead<bit<8>>()) {
+            0x45: parse_ipv4;
+            default: accept;
+        }
+    }
     state parse_ipv4 {
         pkt.extract(hdr.ipv4);
         lmd.ig.ip_proto = hdr.ipv4.protocol;
         lmd.ig.pkt_len32 = (bit<32>)hdr.ipv4.total_len;
-        transition select(hdr.ipv4.ihl, hdr.ipv4.frag_offset, hdr.ipv4.protocol) {
-            (5, 0, IP_PROTO_TCP): parse_tcp;
-            (5, 0, IP_PROTO_UDP): parse_udp;
+        // Fragments and TCP shorter than its 20-byte header (IP total length
+        // under 40): no L4 header, the packet is an untracked ant.
+        transition select(hdr.ipv4.frag_offset, hdr.ipv4.protocol, hdr.ipv4.total_len) {
+            (0, IP_PROTO_TCP, 0 &&& 0xFFE0): accept;
+            (0, IP_PROTO_TCP, 32 &&& 0xFFF8): accept;
+            (0, IP_PROTO_TCP, _): check_tcp;
+            (0, IP_PROTO_UDP, _): parse_udp;
             default: accept;
+        }
+    }
+    // A TCP data offset under 5 words is malformed: not parsed as TCP.
+    state check_tcp {
+        transition select(pkt.lookahead<bit<104>>()[7:4]) {
+            0 &&& 0xC: accept;
+            4: accept;
+            default: parse_tcp;
         }
     }
     state parse_tcp {

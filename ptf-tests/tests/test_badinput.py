@@ -1,32 +1,33 @@
 # SPDX-License-Identifier: Apache-2.0
 """Bad input: truncated or malformed TCP, IP options, fragments and non-IP traffic must not
-create or corrupt flow state and must not stop forwarding. A packet the program cannot parse
-as TCP is either forwarded unchanged as untracked traffic or dropped; it is never tracked.
+create or corrupt flow state and must not stop forwarding. IPv4 whose TCP header is not
+complete is forwarded unchanged as untracked traffic (ant, counted in untracked[not TCP]);
+IPv4 with options is handled as non-IP (bridged unchanged, no shim, not counted).
 (The forged-shim case is ForgedShimOnEdgeNotTrusted in test_shim.py.)"""
 from ptf.testutils import group
 
 import contract as C
 import packets as K
-from base_test import CcfairTest, EG
+from base_test import CcfairTest, EG, IG
 
 PKTS = EG + ".telemetry.pg_pkts"
 
 
 class _Bad(CcfairTest):
     def check_untracked(self, bad):
-        """`bad` creates no flow, leaves unchanged or not at all, and forwarding goes on."""
+        """`bad` creates no flow, is counted as untracked (not TCP), leaves unchanged as an ant,
+        and forwarding goes on."""
         p1, p2 = self.ports[0], self.ports[1]
         self.forward_pair(p1, p2)
-        self.enable_digest("reclass_digest_t")
         ant = self.group_id("ant")
-        a0 = self.pg(PKTS, p2, ant)[0]
+        a0, e0, n0 = self.pg(PKTS, p2, ant)[0], self.flows_entered(p2), self.untracked(C.UNTRACKED_NOT_TCP)
         self.send(p1, bad)
         out = self.recv_all(p2, 1.0)
-        self.assertFalse([d for d in self.reclass(1.0) if d["old_group"] == 0xFF],
-                         "a malformed packet created a flow")
-        for p in out:
-            self.assertEqual(bytes(p), bytes(bad), "malformed packet forwarded modified")
-        self.assertEqual(self.pg(PKTS, p2, ant)[0] - a0, len(out), "forwarded, but not as untracked (ant)")
+        self.assertEqual(len(out), 1, "%d copies forwarded" % len(out))
+        self.assertEqual(bytes(out[0]), bytes(bad), "malformed packet forwarded modified")
+        self.assertEqual(self.flows_entered(p2), e0, "a malformed packet created a flow")
+        self.assertEqual(self.untracked(C.UNTRACKED_NOT_TCP) - n0, 1, "not counted as untracked (not TCP)")
+        self.assertEqual(self.pg(PKTS, p2, ant)[0] - a0, 1, "forwarded, but not as untracked (ant)")
         good = K.Flow(0, 1, 48999).syn()
         self.send(p1, good)
         self.expect(good, p2)
@@ -90,22 +91,29 @@ class FirstFragmentForwarded(CcfairTest):
 
 @group("badinput")
 class IpOptionsForwarded(CcfairTest):
-    """IPv4 with options (IHL 6) is forwarded unchanged; it is tracked as TCP or counted as
-    untracked, never both and never neither."""
+    """IPv4 with options (IHL 6) is handled as non-IP: forwarded unchanged (its checksum, which
+    covers the options, untouched), not tracked, not counted as untracked, and no shim toward a
+    fabric port."""
 
     def runTest(self):
         p1, p2 = self.ports[0], self.ports[1]
         self.forward_pair(p1, p2)
-        self.enable_digest("reclass_digest_t")
-        pkt = K.pad(K.Ether(src=K.HOST_MAC[0], dst=K.HOST_MAC[1]) /
-                    K.IP(src=K.HOST_IP[0], dst=K.HOST_IP[1], ttl=64, id=0, options=[K.IPOption(b"\x01\x01\x01\x00")]) /
-                    K.TCP(sport=49003, dport=80, flags="S"), 80)
-        u0 = self.untracked(C.UNTRACKED_COLLISION) + self.untracked(C.UNTRACKED_NOT_TCP)
-        self.send(p1, pkt)
-        self.expect(pkt, p2)
-        tracked = bool([d for d in self.reclass(1.0) if d["old_group"] == 0xFF])
-        untracked = self.untracked(C.UNTRACKED_COLLISION) + self.untracked(C.UNTRACKED_NOT_TCP) - u0
-        self.assertEqual(int(tracked) + untracked, 1, "tracked=%s untracked=%d" % (tracked, untracked))
+        p3 = self.ports[2]
+        self.fabric_port(p3)
+        self.insert(IG + ".forwarding.l2_exact", {"eth_dst": K.HOST_MAC[2]}, IG + ".forwarding.set_egress_port",
+                    {"port": p3})
+        for dst, out in ((1, p2), (2, p3)):
+            pkt = K.pad(K.Ether(src=K.HOST_MAC[0], dst=K.HOST_MAC[dst]) /
+                        K.IP(src=K.HOST_IP[0], dst=K.HOST_IP[dst], ttl=64, id=0,
+                             options=[K.IPOption(b"\x01\x01\x01\x00")]) /
+                        K.TCP(sport=49003, dport=80, flags="S"), 80)
+            pkt = K.Ether(bytes(pkt))
+            u0 = self.untracked(C.UNTRACKED_COLLISION) + self.untracked(C.UNTRACKED_NOT_TCP)
+            e0 = self.flows_entered(out)
+            self.send(p1, pkt)
+            self.expect(pkt, out)
+            self.assertEqual(self.untracked(C.UNTRACKED_COLLISION) + self.untracked(C.UNTRACKED_NOT_TCP), u0)
+            self.assertEqual(self.flows_entered(out), e0, "an IPv4 packet with options created a flow")
 
 
 @group("badinput")
