@@ -71,7 +71,26 @@ public final class CcfairParams {
      * @return the value
      */
     public long integer(String section, String key) {
-        JsonNode n = node(section, key);
+        return asInteger(node(section, key), section + "." + key);
+    }
+
+    /**
+     * Integer parameter of a target profile, targets.profiles.profile.key.
+     *
+     * @param profile profile, e.g. "tofino"
+     * @param key     key inside the profile, e.g. "pipes"
+     * @return the value
+     */
+    public long profileInteger(String profile, String key) {
+        String name = "targets.profiles." + profile + "." + key;
+        JsonNode n = root.path("targets").path("profiles").path(profile).path(key);
+        if (n.isMissingNode()) {
+            throw new IllegalArgumentException("no parameter " + name);
+        }
+        return asInteger(n, name);
+    }
+
+    private static long asInteger(JsonNode n, String name) {
         if (n.isTextual() && n.asText().toLowerCase().startsWith("0x")) {
             return Long.parseLong(n.asText().substring(2), 16);
         }
@@ -79,7 +98,7 @@ public final class CcfairParams {
             return n.asBoolean() ? 1 : 0;
         }
         if (!n.isIntegralNumber()) {
-            throw new IllegalArgumentException(section + "." + key + " is not an integer: " + n);
+            throw new IllegalArgumentException(name + " is not an integer: " + n);
         }
         return n.asLong();
     }

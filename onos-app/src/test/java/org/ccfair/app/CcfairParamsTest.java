@@ -44,6 +44,14 @@ public class CcfairParamsTest {
     }
 
     @Test
+    public void profileParametersAreRead() {
+        CcfairParams p = CcfairParams.load();
+        assertEquals(p.tree().path("targets").path("profiles").path("tofino2").path("pipes").asLong(),
+                     p.profileInteger("tofino2", "pipes"));
+        assertEquals(65536, p.profileInteger("tofino", "flows_per_pipe"));
+    }
+
+    @Test
     public void badLookupsNameTheParameter() {
         CcfairParams p = CcfairParams.load();
         try {
@@ -51,6 +59,18 @@ public class CcfairParamsTest {
             fail("missing key accepted");
         } catch (IllegalArgumentException e) {
             assertEquals("no parameter classifier.no_such_key", e.getMessage());
+        }
+        try {
+            p.profileInteger("tofino", "no_such_key");
+            fail("missing profile key accepted");
+        } catch (IllegalArgumentException e) {
+            assertEquals("no parameter targets.profiles.tofino.no_such_key", e.getMessage());
+        }
+        try {
+            p.profileInteger("tofino", "arch");
+            fail("string read as an integer");
+        } catch (IllegalArgumentException e) {
+            assertTrue(e.getMessage(), e.getMessage().startsWith("targets.profiles.tofino.arch is not an integer"));
         }
         try {
             p.groupId("loss", p.k());

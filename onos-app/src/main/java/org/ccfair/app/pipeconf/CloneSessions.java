@@ -17,11 +17,11 @@ import org.onosproject.net.group.GroupDescription;
 import org.onosproject.net.group.GroupKey;
 
 import java.nio.charset.StandardCharsets;
-import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
-import java.util.SortedSet;
-import java.util.TreeSet;
+import java.util.Map;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 /**
  * The group-update clone sessions of the ccfair program as ONOS CLONE groups.
@@ -35,6 +35,11 @@ import java.util.stream.Collectors;
  * CLONE group into a P4Runtime clone session with session id = group id, one
  * replica per bucket output port and {@code packet_length_bytes} from the
  * bucket's TRUNCATE instruction (PiReplicationGroupTranslatorImpl, ONOS 2.7).</p>
+ *
+ * <p>Every pipe of the device gets a session, pipe count
+ * {@code targets.profiles.<profile>.pipes} of params/ccfair.json: ONOS port
+ * numbers are Stratum SDN port ids, whose bits say nothing about the pipe a
+ * port is on, so the pipes cannot be derived from the ports of a policy.</p>
  */
 public final class CloneSessions {
 
@@ -45,17 +50,43 @@ public final class CloneSessions {
     private final int truncateBytes;
     private final long recircTofino;
     private final long recircTofino2;
+    private final Map<String, Integer> pipes = new HashMap<>();
 
     /**
      * Creates the session plan.
      *
-     * @param params shared parameters (update.*)
+     * @param params shared parameters (update.*, targets.profiles.*.pipes)
+     * @throws IllegalArgumentException naming the parameter if a profile's pipe count is missing or
+     *                                  outside 1..{@link #MAX_PIPES}
      */
     public CloneSessions(CcfairParams params) {
         this.sessionBase = (int) params.integer("update", "mirror_session_base");
         this.truncateBytes = (int) params.integer("update", "truncate_bytes");
         this.recircTofino = params.integer("update", "recirc_port_tofino");
         this.recircTofino2 = params.integer("update", "recirc_port_tofino2");
+        // Checked here, at app activation, rather than at the first push to a device.
+        for (String profile : PipeconfLoader.PROFILES) {
+            long n = params.profileInteger(profile, "pipes");
+            if (n < 1 || n > MAX_PIPES) {
+                throw new IllegalArgumentException("targets.profiles." + profile + ".pipes: " + n
+                                                           + " outside 1.." + MAX_PIPES);
+            }
+            pipes.put(profile, (int) n);
+        }
+    }
+
+    /**
+     * Number of pipes of a profile's devices (each gets one session).
+     *
+     * @param profile "tofino" or "tofino2"
+     * @return pipe count
+     */
+    public int pipes(String profile) {
+        Integer n = pipes.get(profile);
+        if (n == null) {
+            throw new IllegalArgumentException("no pipe count for profile '" + profile + "'");
+        }
+        return n;
     }
 
     /**
@@ -91,21 +122,6 @@ public final class CloneSessions {
     }
 
     /**
-     * The pipes that carry the given ports (port bits 8:7).
-     *
-     * @param ports device ports
-     * @return sorted pipes
-     */
-    public static SortedSet<Integer> pipes(Collection<Long> ports) {
-        SortedSet<Integer> out = new TreeSet<>();
-        for (long p : ports) {
-            int pipe = (int) ((p >> 7) & 0x3);
-            out.add(pipe);
-        }
-        return out;
-    }
-
-    /**
      * The CLONE group of one pipe.
      *
      * @param device  device
@@ -128,17 +144,16 @@ public final class CloneSessions {
     }
 
     /**
-     * The CLONE groups of the pipes of the given ports.
+     * The CLONE groups of every pipe of a device.
      *
      * @param device  device
      * @param appId   the ccfair application id
      * @param profile "tofino" or "tofino2"
-     * @param ports   device ports the policy configures
      * @return one group per pipe, in pipe order
      */
-    public List<GroupDescription> groups(DeviceId device, ApplicationId appId, String profile,
-                                         Collection<Long> ports) {
-        return pipes(ports).stream().map(p -> group(device, appId, profile, p)).collect(Collectors.toList());
+    public List<GroupDescription> groups(DeviceId device, ApplicationId appId, String profile) {
+        return IntStream.range(0, pipes(profile)).mapToObj(p -> group(device, appId, profile, p))
+                .collect(Collectors.toList());
     }
 
     /**

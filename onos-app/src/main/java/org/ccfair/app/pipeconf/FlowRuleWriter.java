@@ -5,27 +5,27 @@ package org.ccfair.app.pipeconf;
 
 import org.ccfair.app.CcfairParams;
 import org.ccfair.app.DeviceWriter;
-import org.ccfair.app.compute.PolicyTable;
 import org.ccfair.app.compute.PolicyWrite;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.flow.FlowEntry;
-import org.onosproject.net.flow.FlowId;
 import org.onosproject.net.flow.FlowRule;
 import org.onosproject.net.flow.FlowRuleOperations;
 import org.onosproject.net.flow.FlowRuleOperationsContext;
 import org.onosproject.net.flow.FlowRuleService;
+import org.onosproject.net.flow.TableId;
+import org.onosproject.net.flow.TrafficSelector;
 import org.onosproject.net.group.Group;
 import org.onosproject.net.group.GroupDescription;
 import org.onosproject.net.group.GroupService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -55,11 +55,18 @@ import java.util.function.Function;
  * as {@link DeviceWriter} requires.</p>
  *
  * <p><b>Idempotency.</b> An INSERT or MODIFY is an ADD of the flow rule (ONOS
- * replaces a stored rule with the same flow id, and the driver sends MODIFY
- * for an entry the device has). A DELETE removes the stored flow entry with
- * the rule's flow id; if the store has none, there is nothing to delete. A
- * full push also removes, in a last stage, this app's entries of the device
- * that the pushed policy does not have (left by an earlier policy or master).</p>
+ * replaces a stored rule with the same flow id and match, and the driver sends
+ * MODIFY for an entry the device has). A DELETE removes the stored flow entry
+ * with the rule's match (table, selector, priority); if the store has none,
+ * there is nothing to delete. A full push also removes, in a last stage, this
+ * app's entries of the device that the pushed policy does not have (left by an
+ * earlier policy or master).</p>
+ *
+ * <p><b>Match, not flow id.</b> The writer finds stored entries by {@link MatchKey}.
+ * A flow id is the app id and a 32-bit hash of the match, so two of a device's
+ * thousands of entries can share one (ONOS's store keeps both, told apart by
+ * match); looked up by id, a DELETE could remove the other entry and a full
+ * push could keep a stale one.</p>
  */
 public final class FlowRuleWriter implements DeviceWriter {
 
@@ -109,10 +116,10 @@ public final class FlowRuleWriter implements DeviceWriter {
         DeviceId id = DeviceId.deviceId(device);
         String profile = profileOf.apply(id);
         PolicyTranslator tr = translator(profile);
-        // Clone sessions first: a port the policy configures may make egress mirror.
-        ensureCloneSessions(id, profile, ports(writes));
-        Map<FlowId, FlowEntry> stored = stored(id);
-        Set<FlowId> kept = new HashSet<>();
+        // Clone sessions first: egress may mirror on any port of the policy, whatever its pipe.
+        ensureCloneSessions(id, profile);
+        Map<MatchKey, FlowEntry> stored = stored(id);
+        Set<MatchKey> kept = new HashSet<>();
         int i = 0;
         while (i < writes.size()) {
             int batch = writes.get(i).batch();
@@ -122,14 +129,14 @@ public final class FlowRuleWriter implements DeviceWriter {
                 PolicyWrite w = writes.get(i);
                 FlowRule rule = tr.flowRule(id, appId, w);
                 if (w.op() == PolicyWrite.Op.DELETE) {
-                    FlowEntry e = stored.get(rule.id());
+                    FlowEntry e = stored.get(MatchKey.of(rule));
                     if (e != null) {
                         ops.remove(e);
                         n++;
                     }
                 } else {
                     ops.add(rule);
-                    kept.add(rule.id());
+                    kept.add(MatchKey.of(rule));
                     n++;
                 }
             }
@@ -140,9 +147,9 @@ public final class FlowRuleWriter implements DeviceWriter {
         if (full) {
             FlowRuleOperations.Builder ops = FlowRuleOperations.builder();
             int n = 0;
-            for (FlowEntry e : stored.values()) {
-                if (!kept.contains(e.id())) {
-                    ops.remove(e);
+            for (Map.Entry<MatchKey, FlowEntry> e : stored.entrySet()) {
+                if (!kept.contains(e.getKey())) {
+                    ops.remove(e.getValue());
                     n++;
                 }
             }
@@ -181,12 +188,13 @@ public final class FlowRuleWriter implements DeviceWriter {
         }
     }
 
-    // This app's entries of a device in ONOS's store, by flow id (not those being removed).
-    private Map<FlowId, FlowEntry> stored(DeviceId id) {
-        Map<FlowId, FlowEntry> out = new LinkedHashMap<>();
+    // This app's entries of a device in ONOS's store, by match (not those being removed).
+    // One match is one entry on the device (P4Runtime keys entries by match).
+    private Map<MatchKey, FlowEntry> stored(DeviceId id) {
+        Map<MatchKey, FlowEntry> out = new LinkedHashMap<>();
         for (FlowEntry e : flowRules.getFlowEntries(id)) {
             if (e.appId() == appId.id() && live(e)) {
-                out.put(e.id(), e);
+                out.put(MatchKey.of(e), e);
             }
         }
         return out;
@@ -202,29 +210,26 @@ public final class FlowRuleWriter implements DeviceWriter {
         return stored(DeviceId.deviceId(device)).size();
     }
 
-    // Ports the writes configure (not deletes): their pipes need a clone session.
-    private static List<Long> ports(List<PolicyWrite> writes) {
-        Set<Long> out = new HashSet<>();
-        for (PolicyWrite w : writes) {
-            if (w.op() != PolicyWrite.Op.DELETE && w.table() != PolicyTable.TVF
-                    && w.table() != PolicyTable.RTT_BAND) {
-                out.add(w.key(0));
-            }
-        }
-        return new ArrayList<>(out);
-    }
-
     /**
-     * Installs the clone session of every pipe of the given ports that has
-     * none (or replaces one with other buckets). Groups go to ONOS's group
-     * store, which re-installs them on a device that lost them.
+     * Installs the clone session of every pipe of the device that has none (or
+     * replaces one with other buckets), and removes this app's sessions of
+     * pipes beyond the device's pipe count (left by an earlier params file).
+     * Groups go to ONOS's group store, which re-installs them on a device that
+     * lost them.
      *
      * @param id      device
      * @param profile profile
-     * @param ports   ports
      */
-    void ensureCloneSessions(DeviceId id, String profile, List<Long> ports) {
-        for (GroupDescription want : sessions.groups(id, appId, profile, ports)) {
+    void ensureCloneSessions(DeviceId id, String profile) {
+        for (int pipe = sessions.pipes(profile); pipe < CloneSessions.MAX_PIPES; pipe++) {
+            Group extra = groups.getGroup(id, CloneSessions.key(pipe));
+            if (extra != null && appId.equals(extra.appId())) {
+                log.info("ccfair: removing clone session {} of {} (pipe {} beyond the pipe count)", extra.id(), id,
+                         pipe);
+                groups.removeGroup(id, CloneSessions.key(pipe), appId);
+            }
+        }
+        for (GroupDescription want : sessions.groups(id, appId, profile)) {
             Group have = groups.getGroup(id, want.appCookie());
             if (have == null) {
                 log.info("ccfair: clone session {} on {}", want.givenGroupId(), id);
@@ -237,6 +242,44 @@ public final class FlowRuleWriter implements DeviceWriter {
             } else if (!have.buckets().equals(want.buckets())) {
                 groups.setBucketsForGroup(id, want.appCookie(), want.buckets(), want.appCookie(), appId);
             }
+        }
+    }
+
+    /**
+     * What identifies a flow rule of a device in ONOS's store and a table entry
+     * on the device: table, selector (the match fields) and priority, as
+     * DefaultFlowRule.equals compares them (the device is fixed per write).
+     */
+    static final class MatchKey {
+        private final TableId table;
+        private final TrafficSelector selector;
+        private final int priority;
+
+        private MatchKey(TableId table, TrafficSelector selector, int priority) {
+            this.table = table;
+            this.selector = selector;
+            this.priority = priority;
+        }
+
+        static MatchKey of(FlowRule r) {
+            return new MatchKey(r.table(), r.selector(), r.priority());
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (this == o) {
+                return true;
+            }
+            if (!(o instanceof MatchKey)) {
+                return false;
+            }
+            MatchKey k = (MatchKey) o;
+            return priority == k.priority && table.equals(k.table) && selector.equals(k.selector);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(table, selector, priority);
         }
     }
 }

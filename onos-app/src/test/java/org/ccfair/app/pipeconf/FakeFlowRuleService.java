@@ -6,7 +6,6 @@ package org.ccfair.app.pipeconf;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.flow.DefaultFlowEntry;
 import org.onosproject.net.flow.FlowEntry;
-import org.onosproject.net.flow.FlowId;
 import org.onosproject.net.flow.FlowRule;
 import org.onosproject.net.flow.FlowRuleOperation;
 import org.onosproject.net.flow.FlowRuleOperations;
@@ -20,7 +19,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * ONOS's flow-rule subsystem in miniature: a store (flow id to entry), the
+ * ONOS's flow-rule subsystem in miniature: a store (by flow id and match, as
+ * ONOS's FlowBucket keeps rules of one flow id apart by rule equality), the
  * tables of the devices, stages applied in order (like FlowRuleManager, a
  * failed stage reports onError and the later stages of the same operations
  * still run), and {@link #reconcile}, which does what the P4Runtime driver's
@@ -30,8 +30,8 @@ import java.util.Set;
  */
 public class FakeFlowRuleService extends FlowRuleServiceAdapter {
 
-    /** ONOS's flow-rule store. */
-    public final Map<FlowId, FlowEntry> store = new LinkedHashMap<>();
+    /** ONOS's flow-rule store, by {@link #storeKey}: two rules with one flow id (a hash) are two entries. */
+    public final Map<List<Object>, FlowEntry> store = new LinkedHashMap<>();
     /** What the devices' tables hold, by match key (device, table, selector, priority). */
     public final Map<List<Object>, FlowRule> tables = new LinkedHashMap<>();
     /** Every stage applied, in order. */
@@ -49,6 +49,26 @@ public class FakeFlowRuleService extends FlowRuleServiceAdapter {
      */
     public static List<Object> key(FlowRule r) {
         return List.of(r.deviceId(), r.table(), r.selector(), r.priority());
+    }
+
+    /**
+     * Key of a rule in the store: flow id and match (ONOS 2.7's FlowBucket maps a flow id to the
+     * rules with that id, told apart by device, table, selector and priority).
+     *
+     * @param r rule
+     * @return key
+     */
+    public static List<Object> storeKey(FlowRule r) {
+        return List.of(r.id(), key(r));
+    }
+
+    /**
+     * Puts a rule into the store only (not on the device).
+     *
+     * @param r rule
+     */
+    public synchronized void addToStore(FlowRule r) {
+        store.put(storeKey(r), new DefaultFlowEntry(r, FlowEntry.FlowEntryState.ADDED));
     }
 
     /**
@@ -77,10 +97,10 @@ public class FakeFlowRuleService extends FlowRuleServiceAdapter {
             for (FlowRuleOperation op : st) {
                 FlowRule r = op.rule();
                 if (op.type() == FlowRuleOperation.Type.REMOVE) {
-                    store.remove(r.id());
+                    store.remove(storeKey(r));
                     tables.remove(key(r));
                 } else {
-                    store.put(r.id(), new DefaultFlowEntry(r, FlowEntry.FlowEntryState.ADDED));
+                    addToStore(r);
                     tables.put(key(r), r);
                 }
             }

@@ -3,6 +3,10 @@
  */
 package org.ccfair.app.pipeconf;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.IntNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import org.ccfair.app.CcfairParams;
 import org.ccfair.app.PolicyEngine;
 import org.ccfair.app.PushStatus;
@@ -51,6 +55,7 @@ import java.util.stream.Collectors;
 import static org.ccfair.app.pipeconf.P4InfoConstants.*;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
@@ -75,7 +80,7 @@ public class FlowRuleWriterTest {
     private final PolicyTranslator tr = new PolicyTranslator(P, "tofino");
     private final PolicyDelta delta = new PolicyDelta(P);
 
-    // Ports 1, 2 (pipe 0) and 130 (pipe 1) of one leaf.
+    // Ports of one leaf (port 1 a fabric port, the others edge ports).
     private static FabricView fabric(long... ports) {
         FabricView.Builder b = FabricView.builder();
         for (long p : ports) {
@@ -86,6 +91,21 @@ public class FlowRuleWriterTest {
 
     private static PolicyWrite w(PolicyTable t, long[] key, long... value) {
         return new PolicyWrite(PolicyWrite.Op.INSERT, t, key, value);
+    }
+
+    private static PolicyWrite delete(PolicyWrite x) {
+        return new PolicyWrite(PolicyWrite.Op.DELETE, x.table(), x.key(), new long[0]);
+    }
+
+    // Pipe count of a profile, read from params/ccfair.json directly (the writer's source of truth).
+    private static int pipes(CcfairParams p, String profile) {
+        return p.tree().path("targets").path("profiles").path(profile).path("pipes").asInt();
+    }
+
+    private static CcfairParams withPipes(JsonNode pipes) {
+        ObjectNode t = (ObjectNode) P.tree();
+        ((ObjectNode) t.path("targets").path("profiles").path("tofino")).set("pipes", pipes);
+        return CcfairParams.fromTree(t);
     }
 
     private static ImmutableByteSequence bits(long v, int width) throws Exception {
@@ -220,17 +240,22 @@ public class FlowRuleWriterTest {
 
     @Test
     public void cloneSessionsAreCloneGroupsPerPipe() {
+        // ONOS port numbers are Stratum SDN ids, which say nothing about pipes: the device gets a
+        // session for every pipe it has, whatever ports the policy configures.
+        int n = pipes(P, "tofino");
+        assertTrue("params give tofino more than one pipe", n > 1 && n <= CloneSessions.MAX_PIPES);
         PolicyEngine e = new PolicyEngine(P, writer);
-        e.run(fabric(1, 2, 130), List.of(), StatsSnapshot.EMPTY, d -> true, 0);
+        e.run(fabric(1, 2, 3), List.of(), StatsSnapshot.EMPTY, d -> true, 0);
         CloneSessions cs = new CloneSessions(P);
+        assertEquals(n, cs.pipes("tofino"));
         long base = P.integer("update", "mirror_session_base");
         int truncate = (int) P.integer("update", "truncate_bytes");
         List<Group> gs = new ArrayList<>();
         groups.getGroups(D, APP).forEach(gs::add);
-        assertEquals("ports 1, 2 on pipe 0 and 130 on pipe 1: two sessions", 2, gs.size());
-        for (int pipe = 0; pipe < 2; pipe++) {
+        assertEquals("one session per pipe of the device", n, gs.size());
+        for (int pipe = 0; pipe < n; pipe++) {
             Group g = groups.getGroup(D, CloneSessions.key(pipe));
-            assertNotNull(g);
+            assertNotNull("session of pipe " + pipe, g);
             assertEquals(GroupDescription.Type.CLONE, g.type());
             assertEquals("group id = clone session id", base + pipe, g.id().id().longValue());
             assertEquals(APP, g.appId());
@@ -243,16 +268,23 @@ public class FlowRuleWriterTest {
             assertEquals(PortNumber.portNumber(recirc), ((Instructions.OutputInstruction) ins.get(0)).port());
             assertEquals(truncate, ((Instructions.TruncateInstruction) ins.get(1)).maxLen());
         }
-        assertNull(groups.getGroup(D, CloneSessions.key(2)));
         assertEquals(196, cs.recircPort("tofino", 1));
         assertEquals(P.integer("update", "recirc_port_tofino2") | 3 << 7, cs.recircPort("tofino2", 3));
-        GroupDescription t2 = cs.group(D, APP, "tofino2", 0);
+
+        // A Tofino 2 device gets its profile's pipe count and recirculation ports.
+        DeviceId d2 = DeviceId.deviceId("device:t2");
+        FlowRuleWriter w2 = new FlowRuleWriter(P, APP, flows, groups, d -> "tofino2", 1000);
+        w2.ensureCloneSessions(d2, "tofino2");
+        List<Group> g2 = new ArrayList<>();
+        groups.getGroups(d2, APP).forEach(g2::add);
+        assertEquals(pipes(P, "tofino2"), g2.size());
         assertEquals(PortNumber.portNumber(P.integer("update", "recirc_port_tofino2")),
-                     ((Instructions.OutputInstruction) t2.buckets().buckets().get(0).treatment().allInstructions()
-                             .get(0)).port());
+                     ((Instructions.OutputInstruction) groups.getGroup(d2, CloneSessions.key(0)).buckets().buckets()
+                             .get(0).treatment().allInstructions().get(0)).port());
+
         int adds = groups.adds;
         e.resync(DEV);
-        e.run(fabric(1, 2, 130), List.of(), StatsSnapshot.EMPTY, d -> true, 1);
+        e.run(fabric(1, 2, 3), List.of(), StatsSnapshot.EMPTY, d -> true, 1);
         assertEquals("sessions in the store are not added again", adds, groups.adds);
         // A changed session (other buckets) is updated in place.
         GroupDescription wrong = new org.onosproject.net.group.DefaultGroupDescription(
@@ -260,8 +292,73 @@ public class FlowRuleWriterTest {
                 cs.sessionId(0), APP);
         groups.groups.clear();
         groups.addGroup(wrong);
-        writer.ensureCloneSessions(D, "tofino", List.of(1L));
+        writer.ensureCloneSessions(D, "tofino");
         assertEquals(cs.group(D, APP, "tofino", 0).buckets(), groups.getGroup(D, CloneSessions.key(0)).buckets());
+    }
+
+    @Test
+    public void pipeCountFromParamsIsCheckedAndFollowed() {
+        // Fewer pipes than sessions installed (params changed between app versions): the extra go.
+        writer.ensureCloneSessions(D, "tofino");
+        FlowRuleWriter two = new FlowRuleWriter(withPipes(IntNode.valueOf(2)), APP, flows, groups, d -> "tofino", 1000);
+        two.ensureCloneSessions(D, "tofino");
+        List<Group> gs = new ArrayList<>();
+        groups.getGroups(D, APP).forEach(gs::add);
+        assertEquals(2, gs.size());
+        assertNotNull(groups.getGroup(D, CloneSessions.key(1)));
+        assertNull(groups.getGroup(D, CloneSessions.key(2)));
+
+        for (JsonNode bad : List.of(IntNode.valueOf(0), IntNode.valueOf(CloneSessions.MAX_PIPES + 1),
+                                    TextNode.valueOf("four"))) {
+            try {
+                new CloneSessions(withPipes(bad));
+                fail("pipes " + bad + " accepted");
+            } catch (IllegalArgumentException ex) {
+                assertTrue(ex.getMessage(), ex.getMessage().startsWith("targets.profiles.tofino.pipes"));
+            }
+        }
+    }
+
+    // Two TVF entries of device:leaf7 to which ONOS 2.7 gives one flow id (the app id and a 32-bit
+    // murmur3 of device, selector, priority and table; found by searching the entries of a 64-port policy).
+    private static final String DEV7 = "device:leaf7";
+    private static final DeviceId D7 = DeviceId.deviceId(DEV7);
+    private static final PolicyWrite TVF_A = w(PolicyTable.TVF, new long[]{1, 2, 138}, 100);
+    private static final PolicyWrite TVF_B = w(PolicyTable.TVF, new long[]{3, 6, 2}, 200);
+
+    private FlowRule colliding(PolicyWrite x) {
+        FlowRule r = tr.flowRule(D7, APP, x);
+        assertEquals("premise: ONOS gives both rules one flow id", tr.flowRule(D7, APP, TVF_A).id(), r.id());
+        return r;
+    }
+
+    @Test
+    public void flowIdCollisionDeleteRemovesTheRightRule() throws Exception {
+        FlowRule a = colliding(TVF_A);
+        FlowRule b = colliding(TVF_B);
+        assertNotEquals(FakeFlowRuleService.key(a), FakeFlowRuleService.key(b));
+        writer.write(DEV7, List.of(TVF_A.inBatch(0), TVF_B.inBatch(0)));
+        assertEquals("ONOS's store holds both", 2, flows.storeContents(D7).size());
+        assertEquals("the writer counts both", 2, writer.storedEntries(DEV7));
+        writer.write(DEV7, List.of(delete(TVF_A)));
+        assertEquals(Set.of(FakeFlowRuleService.content(b)), flows.storeContents(D7));
+        assertEquals(Set.of(FakeFlowRuleService.content(b)), flows.deviceContents(D7));
+        writer.write(DEV7, List.of(delete(TVF_B)));
+        assertTrue(flows.storeContents(D7).isEmpty());
+        assertTrue(flows.deviceContents(D7).isEmpty());
+    }
+
+    @Test
+    public void flowIdCollisionDoesNotHideAStaleEntry() throws Exception {
+        // a is left by an earlier policy; a full push of a policy that holds only b removes it.
+        FlowRule a = colliding(TVF_A);
+        FlowRule b = colliding(TVF_B);
+        writer.write(DEV7, List.of(TVF_A));
+        writer.write(DEV7, List.of(TVF_B), true);
+        assertEquals(Set.of(FakeFlowRuleService.content(b)), flows.storeContents(D7));
+        assertEquals(Set.of(FakeFlowRuleService.content(b)), flows.deviceContents(D7));
+        assertEquals(1, writer.storedEntries(DEV7));
+        assertFalse(flows.storeContents(D7).contains(FakeFlowRuleService.content(a)));
     }
 
     @Test
@@ -327,7 +424,7 @@ public class FlowRuleWriterTest {
 
         // A stale app entry in the store (an earlier master's policy): a full push removes it last.
         FlowRule stale = tr.flowRule(D, APP, w(PolicyTable.TVF, new long[]{7, 0, 0}, 1));
-        flows.store.put(stale.id(), new org.onosproject.net.flow.DefaultFlowEntry(stale));
+        flows.addToStore(stale);
         flows.writeBehindOnos(stale);
         from = flows.stages.size();
         e.run(f, List.of(), StatsSnapshot.EMPTY, d -> true, 3);
