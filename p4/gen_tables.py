@@ -22,7 +22,7 @@ HEADER = ("// SPDX-License-Identifier: Apache-2.0\n"
           "// GENERATED from params/ccfair.json by p4/gen_tables.py. Do not edit.\n")
 
 TS_UNIT_NS = 1024          # ingress/egress "us" = global_tstamp[41:10]
-SEEN_UNIT_NS = 1 << 20     # last-seen time of a flow = global_tstamp[35:20]
+SEEN_UNIT_NS = 1 << 18     # last-seen time of a flow: now16 = tstamp[33:20] ++ 2 flag bits
 BYTES_MANTISSA = 5         # 1/32 octave (2.2 %) resolution of log(bytes), log(RTT)
 U_MANTISSA = 4             # resolution of log(u)
 FINE_SHIFT = 2             # internal log unit = 1/4 of a TVF rate bin (finer, for BwEst)
@@ -77,7 +77,7 @@ def derived(p):
     f = p["flow"]
     d["EXPIRE_UNITS"] = int(math.ceil(f["idle_intervals_to_expire"] * f["default_rtt_us"] * 1000.0 / SEEN_UNIT_NS))
     if d["EXPIRE_UNITS"] >= 1 << 15:
-        raise ValueError("flow.idle_intervals_to_expire * default_rtt_us exceeds the 34 s the 16-bit last-seen time can tell")
+        raise ValueError("flow.idle_intervals_to_expire * default_rtt_us exceeds the 8.6 s the 16-bit last-seen time can tell")
     d["RTT_MIN_UNITS"] = int(round(f["min_rtt_us"] * 1000.0 / TS_UNIT_NS))
     d["RTT_MAX_UNITS"] = int(round(f["max_rtt_us"] * 1000.0 / TS_UNIT_NS))
     d["DIGEST_PERIOD_SHIFT"] = ceil_log2(1e9 / p["controller"]["digest_max_per_sec"])

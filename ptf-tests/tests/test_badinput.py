@@ -8,7 +8,7 @@ from ptf.testutils import group
 
 import contract as C
 import packets as K
-from base_test import CcfairTest, EG, IG
+from base_test import CcfairTest, EG, IG, P
 
 PKTS = EG + ".telemetry.pg_pkts"
 
@@ -143,3 +143,31 @@ class ShimWithUnknownInnerTypeOnEdge(CcfairTest):
         ok = K.udp(0, 1)
         self.send(p1, ok)
         self.expect(ok, p2)
+
+
+@group("badinput")
+class UpdateFrameFromWireIgnored(CcfairTest):
+    """A group-update frame (ethertype update.ether_type) arriving on a front-panel port is
+    dropped and changes nothing: the flow whose slot it names keeps its group word, and no flow
+    enters or leaves any (port, group). Only the switch's own recirculated updates count."""
+
+    def runTest(self):
+        p1, p2 = self.ports[0], self.ports[1]
+        self.forward_pair(p1, p2)
+        f = K.Flow(0, 1, 49010)
+        self.send(p1, f.syn())
+        self.expect(f.syn(), p2)
+        fid = self.new_flow_id(f)
+        word = self.read_register(IG + ".flow_tracker.flow_group", fid)
+        loss = self.group_id("loss", 0)
+        fg = (2 << 14) | (self.dev_port(p2) << 5) | loss  # what egress would send for a move to loss
+        upd = K.pad(K.Ether(src=K.HOST_MAC[0], dst=K.HOST_MAC[1], type=P.int_value(self.params["update"]["ether_type"]))
+                    / K.Raw(fid.to_bytes(4, "big") + fg.to_bytes(2, "big") + bytes([loss, 0])), 64)
+        e0, l0 = self.flows_entered(p2, loss), self.pg(IG + ".update.pg_flow_leave", p2, self.group_id("mouse"))[0]
+        for port in (p1, p2):
+            self.send(port, upd)
+        self.expect_none(timeout=0.5)
+        self.assertEqual(self.read_register(IG + ".flow_tracker.flow_group", fid), word,
+                         "an update from the wire changed the flow's group word")
+        self.assertEqual(self.flows_entered(p2, loss), e0)
+        self.assertEqual(self.pg(IG + ".update.pg_flow_leave", p2, self.group_id("mouse"))[0], l0)

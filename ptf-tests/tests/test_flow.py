@@ -119,3 +119,57 @@ class CollisionsCountedAndDefaultGroup(CcfairTest):
                     return seen[idx][0], K.Flow(0, 1, sport, dport=dport)
                 seen.setdefault(idx, (K.Flow(0, 1, sport, dport=dport), sig))
         self.fail("no two of 160000 port pairs share a slot")
+
+
+@group("flow")
+class PureAcksNotCounted(CcfairTest):
+    """Pure ACKs (ACK flag only, no payload, with or without TCP options) are not the flow's
+    sending pattern: the interval's packet count (flow_pkts) counts data packets only, in both
+    directions, while its byte count (flow_bytes) counts every packet."""
+
+    def runTest(self):
+        p1, p2 = self.ports[0], self.ports[1]
+        self.forward_pair(p1, p2, default_rtt_us=1000000)  # one interval for the whole test
+        f = K.Flow(0, 1, 41020)
+        first = f.data(500)
+        self.send(p1, first)  # mid-connection: a new flow and its first interval
+        self.expect(first, p2)
+        fid = self.new_flow_id(f)
+        pkts0 = self.read_register(IG + ".flow_tracker.flow_pkts", fid)
+        bytes0 = self.read_register(IG + ".flow_tracker.flow_bytes", fid)
+        def pure_ack(fwd, options=0):
+            src, dst, sp, dp = (0, 1, f.sport, f.dport) if fwd else (1, 0, f.dport, f.sport)
+            p = (K.Ether(src=K.HOST_MAC[src], dst=K.HOST_MAC[dst]) /
+                 K.IP(src=K.HOST_IP[src], dst=K.HOST_IP[dst], ttl=64, id=0) /
+                 K.TCP(sport=sp, dport=dp, flags="A", seq=1, ack=501, window=8192, options=[("NOP", None)] * options))
+            # Ethernet padding to the 60-byte minimum lies outside the IP total length
+            return K.Ether(bytes(p) + b"\x00" * max(0, 60 - len(p)))
+        sent = [(p2, pure_ack(False)), (p2, pure_ack(False, options=4)), (p1, pure_ack(True)),
+                (p1, f.data(700, seq=501))]
+        for port, p in sent:
+            self.send(port, p)
+            self.recv_all(p1 if port == p2 else p2, 0.1)
+        self.assertEqual(self.read_register(IG + ".flow_tracker.flow_pkts", fid) - pkts0, 1,
+                         "three pure ACKs and one data packet: only the data packet counts")
+        ip_bytes = sum(K.Ether(bytes(p))[K.IP].len for _, p in sent)
+        self.assertEqual(self.read_register(IG + ".flow_tracker.flow_bytes", fid) - bytes0, ip_bytes)
+
+
+@group("flow")
+class BackToBackPacketsStayOneFlow(CcfairTest):
+    """A burst of one flow's packets (many in the same 1 ms tick of the last-seen clock) stays
+    one flow: one flow entered, every packet in the interval's count. (A hit used to store
+    now16 + 1, one unit ahead of the next packet of the same tick, whose modular age then
+    wrapped to 0xFFFF and restarted the flow as new.)"""
+    N = 30
+
+    def runTest(self):
+        p1, p2 = self.ports[0], self.ports[1]
+        self.forward_pair(p1, p2, default_rtt_us=1000000)  # one interval for the whole burst
+        f = K.Flow(0, 1, 41030)
+        e0 = self.flows_entered(p2)
+        self.send(p1, f.data(200), count=self.N)
+        self.assertEqual(len(self.recv_all(p2, 0.5)), self.N)
+        fid = self.new_flow_id(f)
+        self.assertEqual(self.flows_entered(p2) - e0, 1, "the burst was counted as several new flows")
+        self.assertEqual(self.read_register(IG + ".flow_tracker.flow_pkts", fid), self.N)

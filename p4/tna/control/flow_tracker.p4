@@ -7,7 +7,7 @@
 
 struct sig_pair_t {
     bit<16> sig;
-    bit<16> seen;     // last seen, 2^20 ns units (wraps after 68.7 s)
+    bit<16> seen;     // last seen: 2^20 ns ticks in bits 15:2 (wraps after 17.2 s), flag bits 1:0
 }
 
 control FlowTracker(inout ingress_headers_t hdr,
@@ -26,21 +26,23 @@ control FlowTracker(inout ingress_headers_t hdr,
     // --- signature: hit, claim of an empty / expired slot, or collision.
     // A Tofino stateful ALU on a pair register has one output and no ALU
     // left for constants, so the outcome is encoded in the "seen" half it
-    // writes: md.now16 is even and never 0 (see init_md), a claim stores it
-    // as is, a hit stores it + 1 (odd), a collision writes nothing and
-    // outputs 0. The flag costs the timestamp 2 of its 16 bits of resolution
-    // (4 units = 4.2 ms), far below the expiry.
+    // writes: md.now16 ends in binary 10 (even, never 0; see init_now16), a
+    // claim stores it as is, a hit stores it - 1 (ends in 01: odd, and at
+    // most one unit behind now16 for the next packet of the same tick; + 1
+    // would be one unit ahead, and the modular difference would wrap to
+    // 0xFFFF and restart the flow), a collision writes nothing and outputs
+    // 0. The flag bits cost the 16-bit clock 2 bits of range (17.2 s).
     RegisterAction<sig_pair_t, bit<FLOW_IDX_BITS>, bit<16>>(flow_sig) sig_check = {
         void apply(inout sig_pair_t v, out bit<16> rv) {
             if (md.now16 - v.seen > CCFAIR_EXPIRE_UNITS) {
                 // Empty, or idle longer than the expiry: (re)start a flow here.
                 // Modular difference: a stale slot looks busy again only for
-                // the expiry time once every 68.7 s.
+                // the expiry time once every 17.2 s.
                 v.sig = md.sig;
                 v.seen = md.now16;
                 rv = v.seen;
             } else if (v.sig == md.sig) {
-                v.seen = md.now16 | 1;
+                v.seen = md.now16 - 1;
                 rv = v.seen;
             } else {
                 rv = 0;

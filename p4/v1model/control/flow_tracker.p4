@@ -17,7 +17,7 @@ control FlowTracker(inout headers_t hdr,
     bit<FLOW_IDX_BITS> idx;
 
     // sig_check: claim an empty / expired slot (trk = now16, even), a hit
-    // (trk = now16 | 1, odd) or a collision (trk = 0, nothing written).
+    // (trk = now16 - 1, odd) or a collision (trk = 0, nothing written).
     action sig_check() {
         bit<32> v;
         flow_sig.read(v, (bit<32>)idx);
@@ -27,8 +27,8 @@ control FlowTracker(inout headers_t hdr,
             flow_sig.write((bit<32>)idx, md.sig ++ md.now16);
             md.trk = md.now16;
         } else if (sig == md.sig) {
-            flow_sig.write((bit<32>)idx, sig ++ (md.now16 | 1));
-            md.trk = md.now16 | 1;
+            flow_sig.write((bit<32>)idx, sig ++ (md.now16 - 1));
+            md.trk = md.now16 - 1;
         } else {
             md.trk = TRK_COLLIDE;
         }
