@@ -76,12 +76,18 @@ parser IngressParserImpl(packet_in pkt,
         md.pkt_len32 = (bit<32>)hdr.ipv4.total_len;
         // Fragments and TCP shorter than its 20-byte header (IP total length
         // under 40): no L4 header, the packet is an untracked ant.
-        transition select(hdr.ipv4.frag_offset, hdr.ipv4.protocol, hdr.ipv4.total_len) {
-            (0, IP_PROTO_TCP, 0 &&& 0xFFE0): accept;
-            (0, IP_PROTO_TCP, 32 &&& 0xFFF8): accept;
-            (0, IP_PROTO_TCP, _): check_tcp;
-            (0, IP_PROTO_UDP, _): parse_udp;
+        transition select(hdr.ipv4.frag_offset, hdr.ipv4.protocol) {
+            (0, IP_PROTO_TCP): check_tcp_len;
+            (0, IP_PROTO_UDP): parse_udp;
             default: accept;
+        }
+    }
+    // A state of its own: Tofino's parser has 1x16 + 2x8 match bits per state.
+    state check_tcp_len {
+        transition select(hdr.ipv4.total_len) {
+            0 &&& 0xFFE0: accept;
+            32 &&& 0xFFF8: accept;
+            default: check_tcp;
         }
     }
     // A TCP data offset under 5 words is malformed: not parsed as TCP.
