@@ -23,7 +23,7 @@ sys.path.insert(0, TESTS)
 import contract as C  # noqa: E402
 
 # One group per feature of the issue; every test belongs to at least one.
-FEATURE_GROUPS = {"packetio", "l2", "ipv4", "flow", "rtt", "classify", "marking", "shim", "aqm",
+FEATURE_GROUPS = {"packetio", "l2", "ipv4", "flow", "rtt", "classify", "marking", "shim", "aqm", "queueing",
                   "telemetry", "badinput", "vectors"}
 MODULES = sorted(os.path.basename(p)[:-3] for p in glob.glob(os.path.join(TESTS, "test_*.py")))
 
