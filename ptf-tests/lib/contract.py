@@ -100,6 +100,7 @@ REGISTERS = {
     IG + ".flow_tracker.flow_pkts": 16,
     IG + ".flow_tracker.flow_bytes": 32,
     IG + ".flow_tracker.flow_group": 16,
+    EG + ".classifier.flow_rate": 16,  # signed: interval rate in 1/64 decade (4 per TVF rate bin)
     EG + ".classifier.flow_bwest": 16,
     EG + ".classifier.flow_aggr": 32,
     EG + ".classifier.flow_family": 8,

@@ -358,3 +358,34 @@ class CcfairTest(BaseTest):
         self.fabric_port(p3)
         self.l2(host, p3)
         return p1, p3
+
+    # -- new flows and the slot-claim dead time ------------------------------------------------
+    def wait_claimable(self, port=None):
+        """Return once a new flow can claim an empty slot, waiting if need be: flow_sig's idle test
+        is a 16-bit modular difference of now16 (global time bits 33:20, a 2^34 ns = 17.2 s cycle)
+        and an empty slot reads as last seen at time 0, so for the expiry time
+        (flow.idle_intervals_to_expire x flow.default_rtt_us) after each wrap of that clock an empty
+        slot looks busy and a new flow's packets are counted collisions (docs/dataplane.md, Flow
+        tracking). The switch's clock is read from the pending SYN time a probe SYN (host 14 to
+        15, entering on `port`, an edge port: ports[0] by default) leaves in its slot. Call it
+        right before the first packet of a flow the test needs tracked."""
+        f = self.params["flow"]
+        cycle, margin = 1 << 34, 50e6
+        window = f["idle_intervals_to_expire"] * f["default_rtt_us"] * 1000.0 + (1 << 20)
+        probe = K.Flow(14, 15, 9, 9)
+        idx = self.flow_id(probe)
+        before = self.read_register(IG + ".flow_tracker.flow_rtt", idx)
+        sent = time.time()
+        self.send(self.ports[0] if port is None else port, probe.syn())
+        while True:
+            v = self.read_register(IG + ".flow_tracker.flow_rtt", idx)
+            if v != before and v >> 31:
+                break
+            if time.time() > sent + 2.0:
+                self.fail("the probe SYN left no pending time in slot %d (port %s not an edge port?)" % (idx, port))
+            time.sleep(0.002)
+        phase = ((v & 0x7FFFFFFF) * 1024 + (time.time() - sent) * 1e9) % cycle
+        if phase < window + margin:
+            time.sleep((window + margin - phase) / 1e9)
+        elif phase > cycle - margin:
+            time.sleep((cycle - phase + window + margin) / 1e9)

@@ -1,123 +1,239 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Classification (P4air): crafted per-interval packet sequences make one flow look like
-each family. Intervals are paced by the flow's RTT as the switch measured it from the
-handshake; the thresholds (m_ld, m_pl, m_m) are lowered through the egress port_cfg so a
-test takes seconds, as the controller may do. Aggressiveness needs queue build-up: those
-flows leave through the port the chassis config shapes to 10 Mbit/s, and the test first
-checks that the model really built a queue there (q_max_delay > 0)."""
+"""Classification (P4air, docs/dataplane.md "Egress" step 2): crafted per-interval packet
+sequences make one flow look like each family, and the group the classifier stores in
+flow_group is read after every interval.
+
+Pacing: the handshake takes RTT_S, which the switch measures as the flow's RTT; burst i
+(counts[i] data packets, built beforehand) starts SPACING RTTs after burst i−1, so its first
+packet ends the interval burst i−1 opened. The first interval also holds the SYN and the ACK:
+the ingress port's default RTT is 1.5 RTT_S, so the ACK does not end it. The group decided at
+an interval's end is read once that packet has left the switch (the update that stores it is
+a mirrored copy made by that packet's egress).
+
+Thresholds are the egress port_cfg's: a test lowers the one it is about (m_ld, m_pl, m_m,
+ant_max_pkts, fair_rate_bin) and sets the others to classifier_max (255), which switches them
+off, as the controller may. On BMv2 even an unshaped port queues a burst (its egress thread
+is slower than its ingress), so the aggressiveness thresholds must be off wherever the test is
+not about depth. Depth tests send into the shaped port; on BMv2, whose ingress forwards about
+1,000 packets/s (fewer under load), its queue is slowed to 50 packets/s for the test so that
+a burst of n stands more than n/2 deep, and capped where the test needs a steady depth."""
+import json
+import math
+import os
 import time
 
 from ptf.testutils import group
 
-import contract as C
 import packets as K
 from base_test import CcfairTest, IG, EG
 
-RTT_S = 0.1
+RTT_S = 0.2  # handshake; intervals are paced by the RTT the switch measures
+SPACING = 1.25  # bursts per measured RTT: the next burst comes after the deadline, well before the 400 ms idle expiry
 SIZE = 1000
+IP_BYTES = SIZE - 14  # flow_bytes counts the IPv4 total length
+UNIT_S = 1024e-9
+OFF = 255  # classifier_max: a threshold the test is not about
 DROPS = EG + ".telemetry.pg_drops"
+BMV2_SHAPED_PPS = 50
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "model-configs", "fabric.json")) as _f:
+    RUNNER_PPS = json.load(_f)["bmv2"]["shaped_rate_pps"]  # what ptf-tests/run gives the shaped port on BMv2
 
 
 class _Classify(CcfairTest):
     """Helpers only (no runTest: PTF collects every class that has one)."""
-    M_LD, M_PL, M_M = 2, 3, 2
+    M_LD = M_PL = M_M = OFF
 
     def setup_path(self, out_port, **egress):
-        p1 = self.ports[0]
-        self.edge_port(p1)
-        if out_port != p1:
-            self.edge_port(out_port)
+        """Host 0 on port 1, host 1 on `out_port`, both edge; egress port_cfg of `out_port` with
+        this class's thresholds and `egress`."""
+        self.in_port, self.out_port = self.ports[0], out_port
+        default = int(RTT_S * 1.5 / UNIT_S)
+        for p in {self.in_port, out_port}:
+            self.edge_port(p, default)
         self.l2(1, out_port)
-        self.l2(0, p1)
+        self.l2(0, self.in_port)
         cfg = {"m_ld": self.M_LD, "m_pl": self.M_PL, "m_m": self.M_M}
         cfg.update(egress)
         self.egress_cfg(out_port, **cfg)
-        self.enable_digest("reclass_digest_t")
-        return p1
 
-    def open_flow(self, in_port, flow):
-        """Handshake with an RTT of ~RTT_S; returns (flow id, RTT in us as the switch measured it)."""
-        self.send(in_port, flow.syn())
-        fid = self.new_flow_id()
-        time.sleep(RTT_S)
-        self.send(in_port, flow.ack())
-        rtt = self.read_register(IG + ".flow_tracker.flow_rtt", fid)
-        self.assertFalse(rtt >> 31, "handshake RTT not measured")
-        return fid, rtt
+    def shape(self, depth=None):
+        """BMv2: the shaped port's queue serves BMV2_SHAPED_PPS (and holds `depth` packets) for
+        this test; the runner's rate and BMv2's default depth come back when it ends."""
+        if self.profile != "bmv2":
+            return
+        self.bmv2.set_queue_rate(self.out_port, BMV2_SHAPED_PPS)
+        self.addCleanup(self.bmv2.set_queue_rate, self.out_port, RUNNER_PPS)
+        if depth is not None:
+            self.bmv2.set_queue_depth(self.out_port, depth)
+            self.addCleanup(self.bmv2.set_queue_depth, self.out_port, 64)
 
-    def groups_of(self, fid, timeout=1.0):
-        """New groups of flow `fid` reported by digests so far, in order."""
-        seen = []
+    def poll(self, fn, ok, timeout=1.0):
+        end = time.time() + timeout
         while True:
-            ds = self.reclass(timeout)
-            if not ds:
-                return seen
-            seen += [d["new_group"] for d in ds if d["flow_id"] == fid]
+            v = fn()
+            if ok(v) or time.time() > end:
+                return v
+            time.sleep(0.005)
 
-    def final_group(self, fid):
-        time.sleep(0.1)  # a group change reaches flow_group through a mirrored update packet
-        valid, _port, grp = self.flow_group(fid)
-        self.assertEqual(valid, 1, "flow %d no longer tracked" % fid)
-        return grp
+    def open_flow(self, flow):
+        """Handshake of ~RTT_S; returns the flow id. Sets the pacing from the RTT the switch measured."""
+        self.wait_claimable()
+        t0 = time.time()
+        self.send(self.in_port, flow.syn())
+        self.poll(lambda: self.is_tracked(flow), bool)
+        fid = self.new_flow_id(flow)
+        time.sleep(max(0.0, t0 + RTT_S - time.time()))
+        self.send(self.in_port, flow.ack())
+        rtt = self.poll(lambda: self.read_register(IG + ".flow_tracker.flow_rtt", fid), lambda v: not v >> 31)
+        self.assertFalse(rtt >> 31, "handshake RTT not measured")
+        self.flow, self.fid, self.rtt, self.seq = flow, fid, rtt, 2
+        self.period = rtt * UNIT_S * SPACING
+        self.next_burst = self.last_sent = time.time()
+        self.bursts, self.sent, self.got = 0, [], []
+        return fid
+
+    def intervals(self, counts, expect):
+        """Send the bursts `counts`; returns the group after each interval they ended (the
+        first burst after open_flow ends none), waiting up to 0.15 s for the one `expect` says
+        (a later change shows in the next read, or in the one `finish` makes)."""
+        groups, expect = [], list(expect)
+        idle = self.params["flow"]["idle_intervals_to_expire"] * self.params["flow"]["default_rtt_us"] * 1e-6
+        for n in counts:
+            pkts = []
+            for _ in range(n):
+                pkts.append(bytes(self.flow.data(SIZE, seq=self.seq)))
+                self.seq += IP_BYTES
+            time.sleep(max(0.0, self.next_burst - time.time()))
+            t = time.time()
+            self.assertLess(t - self.last_sent, idle - 0.04, "the flow idled %.0f ms between bursts, near its "
+                            "expiry: the switch is too slow for this pacing" % ((t - self.last_sent) * 1e3))
+            for p in pkts:
+                self.send(self.in_port, p)
+            self.last_sent = time.time()
+            self.next_burst = t + self.period
+            first = self.seq - n * IP_BYTES
+            self.sent += [first + i * IP_BYTES for i in range(n)]
+            if self.bursts:
+                groups.append(self.settle(first, expect.pop(0) if expect else None))
+            self.bursts += 1
+        return groups
+
+    def receive(self, timeout, until=None):
+        """Collect the flow's packets from the output port (TCP sequence numbers) until one with
+        seq >= `until` came or `timeout` passed without a packet."""
+        while True:
+            p = self.recv(self.out_port, timeout)
+            if p is None:
+                return False
+            if p.haslayer(K.TCP) and p[K.TCP].sport == self.flow.sport:
+                self.got.append(p[K.TCP].seq)
+                if until is not None and p[K.TCP].seq >= until:
+                    return True
+
+    def settle(self, first, expect):
+        """The flow's group once the packet that ended an interval (seq `first`, or the next of its
+        burst when it was dropped) has left, and the update it may have sent is given time to
+        arrive: up to 0.15 s while the group is not `expect`."""
+        self.receive(0.15, until=first)
+        word = self.poll(lambda: self.read_register(IG + ".flow_tracker.flow_group", self.fid),
+                         lambda w: w & 0x1F == expect, timeout=0.15)
+        self.assertEqual(word >> 15, 1, "flow %d no longer tracked" % self.fid)
+        return word & 0x1F
+
+    def finish(self, last):
+        """Collect every packet still on its way to the output port, check that the flow's group
+        is still `last` (no late change), and return the data packets sent and not received
+        (sequence numbers)."""
+        self.receive(0.3)
+        self.assertEqual(self.names([self.word()[2]]), self.names([last]), "group once every packet left")
+        return sorted(set(self.sent) - set(self.got))
+
+    def word(self):
+        """(valid, port, group) of the flow's group word."""
+        return self.flow_group(self.fid)
+
+    def names(self, groups):
+        rev = {self.group_id("ant"): "ant", self.group_id("mouse"): "mouse"}
+        for fam in ("delay", "loss", "hybrid"):
+            for sub in range(self.params["groups"]["k"]):
+                rev[self.group_id(fam, sub)] = "%s%d" % (fam, sub)
+        return [rev.get(g, str(g)) for g in groups]
+
+    def assert_groups(self, got, want, what):
+        self.assertEqual(self.names(got), self.names(want), "groups after each interval (%s)" % what)
+
+    def run_intervals(self, counts, want, what):
+        """intervals(counts) with `want` the group expected after each interval they end."""
+        self.assert_groups(self.intervals(counts, want), want, what)
 
 
 @group("classify")
 class AntFewPacketsPerInterval(_Classify):
-    """A TCP flow with at most ant_max_pkts packets per interval is an ant."""
+    """The port's ant_max_pkts (4 here, not the default 2) bounds an ant: a flow with 4 data
+    packets in every interval is an ant from its first interval end on; one with 5 stays a
+    mouse (in slow start: never fewer packets than the interval before)."""
+    ANT_MAX = 4
 
     def runTest(self):
-        out = self.ports[1]
-        p1 = self.setup_path(out)
-        f = K.Flow(0, 1, 43000)
-        fid, rtt = self.open_flow(p1, f)
-        self.drive(p1, f, [1, 1, 1, 1], rtt, SIZE, out)
-        self.assertEqual(self.final_group(fid), self.group_id("ant"))
+        mouse, ant = self.group_id("mouse"), self.group_id("ant")
+        self.setup_path(self.ports[1], ant_max_pkts=self.ANT_MAX)
+        self.open_flow(K.Flow(0, 1, 43000))
+        # intervals: SYN + ACK + 2, then 4, 3, 4 (the last burst ends the last interval)
+        self.run_intervals([2, 4, 3, 4, 1], [ant] * 4, "<= ant_max_pkts packets each")
+        self.assertEqual(self.word(), (1, self.dev_port(self.out_port), ant))
+        self.finish(ant)
+        self.open_flow(K.Flow(0, 1, 43001))
+        self.run_intervals([3, 5, 5, 1], [mouse] * 3, "ant_max_pkts + 1 packets each")
+        self.finish(mouse)
 
 
 @group("classify")
 class SlowStartEndsByRateDrop(_Classify):
-    """Packets per interval 4, 8, 16 then 8: slow start ended by a rate drop, the mouse becomes
-    delay-based (RTT band 0: no rtt_band entries), and no packet is dropped on purpose."""
+    """Data packets per interval 4, 8, 16, then 8: a mouse while they do not fall; the fall ends
+    slow start and the flow becomes delay-based (family delay, RTT band 0: no rtt_band
+    entries). Nothing is dropped: every packet comes out and pg_drops does not move."""
 
     def runTest(self):
-        out = self.ports[1]
-        p1 = self.setup_path(out)
-        f = K.Flow(0, 1, 43001)
-        fid, rtt = self.open_flow(p1, f)
-        mouse = self.group_id("mouse")
-        d0 = self.pg_packets(DROPS, out)
-        seq = self.drive(p1, f, [4, 8, 16, 1], rtt, SIZE, out)
-        self.assertEqual(self.final_group(fid), mouse, "left slow start while the rate was doubling")
-        self.drive(p1, f, [7, 1], rtt, SIZE, out, seq=seq)  # the open interval: 1 + 7 = 8 < 16
-        self.assertEqual(self.final_group(fid), self.group_id("delay", 0))
-        self.assertIn(self.group_id("delay", 0), self.groups_of(fid))
-        self.assertEqual(self.pg_packets(DROPS, out) - d0, 0)
+        mouse, delay0 = self.group_id("mouse"), self.group_id("delay", 0)
+        self.setup_path(self.ports[1])
+        d0 = self.pg_packets(DROPS, self.out_port)
+        self.open_flow(K.Flow(0, 1, 43002))
+        self.run_intervals([2, 8, 16, 8, 1], [mouse, mouse, mouse, delay0], "4, 8, 16, 8 packets")
+        self.assertEqual(self.finish(delay0), [], "packets lost (seq)")
+        self.assertEqual(self.pg_packets(DROPS, self.out_port) - d0, 0)
 
 
 class _SlowStartByBdp(_Classify):
+    """A mouse with 4, 4, then 8 packets per interval, the port's fair rate between the rates of
+    4 and 8 packets per RTT (the switch's measured RTT; 8 packets is 19 units = ~5 rate bins
+    above 4): the third interval reaches the fair BDP, which ends slow start (delay-based)."""
     SS_DROP = None
 
     def check_bdp_end(self):
+        mouse, delay0 = self.group_id("mouse"), self.group_id("delay", 0)
         out = self.ports[1]
-        # ~320 kbit/s (4 x 1000 B per 100 ms) is rate bin ~24: a fair rate bin of 20 is reached
-        p1 = self.setup_path(out, fair_rate_bin=20, ss_drop=self.SS_DROP)
-        f = K.Flow(0, 1, 43002 + self.SS_DROP)
-        fid, rtt = self.open_flow(p1, f)
-        self.recv_all(out, timeout=0.2)
+        self.setup_path(out)
+        f = K.Flow(0, 1, 43003 + self.SS_DROP)
+        self.open_flow(f)
+        # the interval rate in 1/4 bins: log10(kbit/s / rate_min) * 4 * steps_per_decade
+        t = self.params["tvf"]
+        fine = lambda nbytes: 4 * t["steps_per_decade"] * math.log10(
+            nbytes * 8 / (self.rtt * UNIT_S) / 1000 / t["rate_min_kbps"])
+        fair_bin = int((fine(8 * IP_BYTES) - 3) // 4)  # 3..7 units below 8 packets, 12+ above 4
+        self.assertGreater(fair_bin * 4, fine(4 * IP_BYTES) + 8)
+        self.egress_cfg(out, modify=True, m_ld=OFF, m_pl=OFF, m_m=OFF, fair_rate_bin=fair_bin, ss_drop=self.SS_DROP)
         d0 = self.pg_packets(DROPS, out)
-        counts = [4, 4, 4, 1]
-        self.drive(p1, f, counts, rtt, SIZE)
-        sent = sum(counts)
-        got = len([p for p in self.recv_all(out, timeout=1.0) if p.haslayer(K.TCP)])
-        self.assertEqual(self.final_group(fid), self.group_id("delay", 0))
+        self.run_intervals([2, 4, 8, 1], [mouse, mouse, delay0], "4, 4, 8 packets, fair rate bin %d" % fair_bin)
+        lost = self.finish(delay0)
         self.assertEqual(self.pg_packets(DROPS, out) - d0, self.SS_DROP)
-        self.assertEqual(got, sent - self.SS_DROP)
+        ender = self.sent[-1]  # the first packet after the third interval
+        self.assertEqual(lost, [ender] if self.SS_DROP else [], "packets lost (seq); the interval ender is %d" % ender)
 
 
 @group("classify")
 class SlowStartEndsAtFairBdpWithOneDrop(_SlowStartByBdp):
-    """A mouse reaching its fair BDP (rate bin >= fair_rate_bin) becomes delay-based and loses
-    exactly one packet on purpose (ss_drop on)."""
+    """With ss_drop on, the mouse reaching its fair BDP becomes delay-based and loses exactly
+    one packet on purpose: the one whose egress ended that interval (counted in pg_drops)."""
     SS_DROP = 1
 
     def runTest(self):
@@ -126,7 +242,8 @@ class SlowStartEndsAtFairBdpWithOneDrop(_SlowStartByBdp):
 
 @group("classify")
 class SlowStartEndsAtFairBdpNoDropWhenDisabled(_SlowStartByBdp):
-    """With ss_drop off the mouse still becomes delay-based at its fair BDP, with no drop."""
+    """With ss_drop off the mouse still becomes delay-based at its fair BDP, and every packet
+    comes out."""
     SS_DROP = 0
 
     def runTest(self):
@@ -135,75 +252,91 @@ class SlowStartEndsAtFairBdpNoDropWhenDisabled(_SlowStartByBdp):
 
 @group("classify")
 class GrowingDepthMakesLossDelayThenLoss(_Classify):
-    """Into the shaped port, bursts growing every interval raise the flow's max enqueue depth
-    each interval: after m_ld intervals it is loss-delay (hybrid 0), after m_pl purely loss."""
+    """Into the shaped queue, 4, 6 then 3 data packets end slow start (delay-based: the depth
+    fell); bursts of 6, 12, 18, 24 then raise the interval's maximum enqueue depth every
+    interval: aggressiveness 1, 2 (= m_ld: loss-delay, hybrid 0, flow_family 1), 3 (= m_pl:
+    purely loss, flow_family 2), and the last interval's maximum depth shows the queue
+    (flow_aggr: previous interval's depth ≥ 8 packets)."""
+    M_LD, M_PL = 2, 3
 
     def runTest(self):
-        out = self.shaped_port
-        p1 = self.setup_path(out)
-        self.write_register(EG + ".aqm.q_max_delay", self._q(out), 0)
-        f = K.Flow(0, 1, 43010)
-        fid, rtt = self.open_flow(p1, f)
-        seq = self.drive(p1, f, [4, 8, 4, 1], rtt, SIZE, out)
-        self.assertEqual(self.final_group(fid), self.group_id("delay", 0))
-        self.drive(p1, f, [9, 20, 30, 40, 50, 60, 1], rtt, SIZE, out, seq=seq)
-        self.assertGreater(self.read_register(EG + ".aqm.q_max_delay", self._q(out)), 0,
-                           "no queue built on the shaped port %d: tofino-model did not shape it" % out)
-        seq = self.groups_of(fid)
+        mouse, delay0 = self.group_id("mouse"), self.group_id("delay", 0)
         hyb0, loss0 = self.group_id("hybrid", 0), self.group_id("loss", 0)
-        self.assertIn(hyb0, seq, "never loss-delay: digests %s" % seq)
-        self.assertIn(loss0, seq, "never purely loss: digests %s" % seq)
-        self.assertLess(seq.index(hyb0), seq.index(loss0))
-        self.assertEqual(self.final_group(fid), loss0)
-
-    def _q(self, port):
-        return C.queue_index(self.profile, self.dev_port(port), 0)
+        self.setup_path(self.shaped_port)
+        self.shape()
+        fid = self.open_flow(K.Flow(0, 1, 43010))
+        want = [mouse, mouse, delay0, delay0, hyb0, loss0, loss0]
+        groups, family = self.intervals([2, 6, 3, 6], want[:3]), []
+        for n, w in zip((12, 18, 24, 1), want[3:]):
+            groups += self.intervals([n], [w])
+            family.append(self.read_register(EG + ".classifier.flow_family", fid))
+        prev_depth, growth = self.read_register(EG + ".classifier.flow_aggr", fid)
+        self.finish(loss0)
+        self.assert_groups(groups, want, "4, 6, 3, 6, 12, 18, 24 packets into the shaped queue")
+        self.assertEqual(family, [0, 1, 2, 2], "flow_family after the intervals of 6, 12, 18, 24 packets")
+        self.assertEqual(growth, 4, "aggressiveness after 4 intervals of growing depth")
+        self.assertGreaterEqual(prev_depth, 8, "the burst of 24 packets found no queue on the shaped port %d"
+                                % self.out_port)
 
 
 @group("classify")
 class SteadyDepthStaysDelay(_Classify):
-    """The same burst every interval (no depth growth) keeps a long-lived flow delay-based."""
+    """With the thresholds of the growing-depth test (m_ld 2, m_pl 3), a delay-based flow whose
+    bursts of 20 meet the same standing queue every interval (the shaped queue at its depth of
+    8 on BMv2) stays delay-based: equal maxima are no growth (flow_family 0, aggressiveness 0)."""
+    M_LD, M_PL = 2, 3
 
     def runTest(self):
-        out = self.shaped_port
-        p1 = self.setup_path(out)
-        f = K.Flow(0, 1, 43011)
-        fid, rtt = self.open_flow(p1, f)
-        self.drive(p1, f, [4, 8, 4] + [20] * 6 + [1], rtt, SIZE, out)
-        self.assertEqual(self.final_group(fid), self.group_id("delay", 0))
+        mouse, delay0 = self.group_id("mouse"), self.group_id("delay", 0)
+        self.setup_path(self.shaped_port)
+        self.shape(depth=8)
+        fid = self.open_flow(K.Flow(0, 1, 43011))
+        self.run_intervals([2, 6, 3] + [20] * 5 + [1], [mouse, mouse] + [delay0] * 6, "4, 6, 3, then 20 packets")
+        prev_depth, growth = self.read_register(EG + ".classifier.flow_aggr", fid)
+        self.finish(delay0)
+        self.assertEqual(self.read_register(EG + ".classifier.flow_family", fid), 0)
+        self.assertEqual(growth, 0, "aggressiveness after equal depths")
+        self.assertGreaterEqual(prev_depth, 6, "the bursts of 20 found no standing queue on the shaped port %d"
+                                % self.out_port)
 
 
 @group("classify")
 class BwEstPatternsMakeModelBased(_Classify):
-    """BBR-like probing: rate up >= 1.125x then down <= 0.75x, m_m times, with no queue:
-    the flow becomes model-based (hybrid 1)."""
+    """BBR-like probing, with m_m = 3: a BwEst pattern is an "up" interval (rate ≥ +11 %)
+    followed directly by a "down" one (≤ −25 %). Packets per interval 4, 8, 4 (pattern 1, slow
+    start ends: delay-based), 8, 8, 4 (up, flat, down: no pattern), 8, 4 (pattern 2), 8, 4
+    (pattern 3): model-based (hybrid 1) exactly at the third pattern."""
     M_M = 3
 
     def runTest(self):
-        out = self.ports[1]
-        p1 = self.setup_path(out)
-        f = K.Flow(0, 1, 43020)
-        fid, rtt = self.open_flow(p1, f)
-        # data packets per interval 4 8 4 | 8 5 8 5 8 5: at least three up-then-down patterns after
-        # slow start, whether or not the slow-start peak (8 -> 4) counts as one
-        self.drive(p1, f, [4, 8, 4, 8, 5, 8, 5, 8, 5, 1], rtt, SIZE, out)
-        self.assertEqual(self.final_group(fid), self.group_id("hybrid", 1))
+        mouse, delay0, model = self.group_id("mouse"), self.group_id("delay", 0), self.group_id("hybrid", 1)
+        self.setup_path(self.ports[1])
+        self.open_flow(K.Flow(0, 1, 43020))
+        self.run_intervals([2, 8, 4, 8, 8, 4, 8, 4, 8, 4, 1], [mouse, mouse] + [delay0] * 7 + [model],
+                           "4 8 4 8 8 4 8 4 8 4 packets")
+        self.finish(model)
 
 
 @group("classify")
 class RttBandSelectsSubgroup(_Classify):
-    """With an RTT boundary below the flow's RTT, a delay-based flow lands in sub-group 1."""
+    """rtt_band: with ranges [0, RTT/2] → band 0 and [RTT/2 + 1, 0xFFFFF] → band 1, a flow
+    ending slow start (4, 8, 4 packets) is delay sub-group 1; when the controller swaps the
+    ranges' bands, its next interval end makes it delay sub-group 0: the band is that of the
+    range holding the flow's RTT."""
 
     def runTest(self):
-        out = self.ports[1]
-        p1 = self.setup_path(out)
-        band = EG + ".classifier.rtt_band"
-        boundary = int(RTT_S * 1e6 * 0.5)
-        self.insert(band, {"rtt_us": (0, boundary)}, EG + ".classifier.set_rtt_band", {"band": 0}, priority=10)
-        self.insert(band, {"rtt_us": (boundary + 1, 0xFFFFFFFF)}, EG + ".classifier.set_rtt_band", {"band": 1},
-                    priority=10)
-        f = K.Flow(0, 1, 43030)
-        fid, rtt = self.open_flow(p1, f)
-        self.assertGreater(rtt, boundary)
-        self.drive(p1, f, [4, 8, 4, 1], rtt, SIZE, out)
-        self.assertEqual(self.final_group(fid), self.group_id("delay", 1))
+        mouse, d0, d1 = self.group_id("mouse"), self.group_id("delay", 0), self.group_id("delay", 1)
+        self.setup_path(self.ports[1])
+        band, act = EG + ".classifier.rtt_band", EG + ".classifier.set_rtt_band"
+        boundary = int(RTT_S / UNIT_S / 2)
+        lo, hi = {"rtt_us": (0, boundary)}, {"rtt_us": (boundary + 1, 0xFFFFF)}
+        self.insert(band, lo, act, {"band": 0}, priority=10)
+        self.insert(band, hi, act, {"band": 1}, priority=10)
+        self.open_flow(K.Flow(0, 1, 43030))
+        self.assertGreater(self.rtt, boundary)
+        what = "RTT %d units, boundary %d" % (self.rtt, boundary)
+        self.run_intervals([2, 8, 4, 4], [mouse, mouse, d1], what)
+        self.insert(band, lo, act, {"band": 1}, priority=10, modify=True)
+        self.insert(band, hi, act, {"band": 0}, priority=10, modify=True)
+        self.run_intervals([4, 1], [d0, d0], what + ", bands swapped")
+        self.finish(d0)

@@ -1,96 +1,213 @@
 # SPDX-License-Identifier: Apache-2.0
-"""RTT per flow from the handshake (first packet after the SYN, same direction, minus the SYN),
-the controller-set default for flows first seen mid-connection, and interval roll-over.
+"""RTT per flow (docs/dataplane.md, ingress steps 4 and 5): the handshake sample (first
+packet after the SYN in the same direction, minus the SYN), rtt_fix (the port's default RTT
+while no sample exists, flow.min_rtt_us below 128 units), and the interval it paces.
 
-Timing on tofino-model follows the model's clock, which runs close to wall-clock time
-but not exactly: bounds are generous (a factor of 2), never exact values."""
+Times are the program's units of 2^10 ns (1.024 us). A time the switch takes is bracketed by
+the wall-clock times around it: a packet's ingress time lies between its send and the moment
+it came out of the switch, and the ingress time of a probe SYN (another flow's) is read back
+from its pending RTT word. Bounds are those brackets, a few ms wide, never a factor: BMv2's
+clock is the host's (microseconds); tofino-model's runs close to it, so there the brackets
+get 5 % more each way."""
+import math
 import time
 
 from ptf.testutils import group
 
 import packets as K
-from base_test import CcfairTest, IG
+from base_test import CcfairTest, IG, EG
 
-RTT, PKTS, DEADLINE = (IG + ".flow_tracker.flow_rtt", IG + ".flow_tracker.flow_pkts",
-                       IG + ".flow_tracker.flow_deadline")
+RTT, PKTS, BYTES, DEADLINE = (IG + ".flow_tracker.flow_rtt", IG + ".flow_tracker.flow_pkts",
+                              IG + ".flow_tracker.flow_bytes", IG + ".flow_tracker.flow_deadline")
+RATE = EG + ".classifier.flow_rate"
 PENDING = 1 << 31
+UNIT_S = 1024e-9  # one time unit of the data plane
+ETH = 14  # flow_bytes counts IPv4 total length: the frame less its Ethernet header
+
+
+def units(seconds):
+    return seconds / UNIT_S
+
+
+class _Rtt(CcfairTest):
+    """Helpers only."""
+
+    def send_through(self, in_port, out_port, pkt):
+        """Send `pkt` and wait until it left `out_port`: (wall time before sending, after leaving);
+        the packet's ingress time lies between them."""
+        t0 = time.time()
+        self.send(in_port, pkt)
+        self.expect(pkt, out_port)
+        return t0, time.time()
+
+    def bracket(self, lo_s, hi_s):
+        """Bounds in units of a switch time difference that lies between `lo_s` and `hi_s` seconds of
+        wall-clock time (1 unit for rounding); on tofino-model, whose clock is close to wall-clock
+        time but not equal, 5 % more each way."""
+        tol = 0.0 if self.profile == "bmv2" else 0.05
+        return units(lo_s) * (1 - tol) - 1, units(hi_s) * (1 + tol) + 1
+
+    def ingress_time(self, in_port, out_port, probe):
+        """Send a SYN of `probe` (a flow of its own, or the same one again: a SYN restarts its slot)
+        and return the flow id whose pending RTT word will hold the SYN's ingress time."""
+        self.send_through(in_port, out_port, probe.syn())
+        return self.flow_id(probe)
+
+    def syn_time(self, fid):
+        v = self.read_register(RTT, fid)
+        self.assertTrue(v & PENDING, "probe slot %d holds 0x%08x, not a pending SYN time" % (fid, v))
+        return v & ~PENDING
+
+    def rate_fine(self, nbytes, rtt_units):
+        """The interval rate the classifier stores (flow_rate) for `nbytes` in one RTT: rate bins
+        of 10^(1/steps_per_decade) above tvf.rate_min_kbps, in quarters of a bin
+        (docs/dataplane.md: 1/64-decade units); 0 below the first bin."""
+        t = self.params["tvf"]
+        kbps = nbytes * 8.0 / (rtt_units * UNIT_S) / 1000.0
+        return max(0.0, 4 * t["steps_per_decade"] * math.log10(kbps / t["rate_min_kbps"]))
+
+    def read_rate(self, fid):
+        v = self.read_register(RATE, fid) & 0xFFFF
+        return v - 0x10000 if v & 0x8000 else v
+
+    def assert_rate(self, fid, nbytes, rtt_units, what):
+        """flow_rate of `fid` is the rate of `nbytes` per `rtt_units`: the log tables round to
+        1/32 octave, so +-2 units (a rate bin is 4)."""
+        want, got = self.rate_fine(nbytes, rtt_units), self.read_rate(fid)
+        self.assertLessEqual(abs(got - want), 2, "flow_rate %d, expected %.1f (%d bytes per %s of %d units)"
+                             % (got, want, nbytes, what, rtt_units))
 
 
 @group("rtt")
-class HandshakeRtt(CcfairTest):
-    """RTT = handshake ACK time − SYN time: two flows with 30 ms and 120 ms handshakes."""
+class HandshakeRtt(_Rtt):
+    """After the SYN flow_rtt holds RTT_PENDING | the SYN's ingress time; the SYN-ACK (other
+    direction) leaves it; the next packet from the SYN's side stores ACK time − SYN time (two
+    handshakes, 30 ms and 120 ms), bracketed by the wall-clock times around both packets; later
+    packets keep the sample."""
 
     def runTest(self):
         p1, p2 = self.ports[0], self.ports[1]
         self.forward_pair(p1, p2)
-        self.enable_digest("reclass_digest_t")
         rtts = {}
         for sport, gap_s in ((42000, 0.030), (42001, 0.120)):
             f = K.Flow(0, 1, sport)
-            self.send(p1, f.syn())
-            fid = self.new_flow_id()
-            self.assertTrue(self.read_register(RTT, fid) & PENDING, "SYN time not pending after the SYN")
-            self.send(p2, f.syn_ack())  # reverse direction: does not end the measurement
-            time.sleep(gap_s)
-            self.send(p1, f.ack())
+            self.wait_claimable()
+            syn_sent, syn_out = self.send_through(p1, p2, f.syn())
+            fid = self.new_flow_id(f)
+            pend = self.read_register(RTT, fid)
+            self.assertTrue(pend & PENDING, "flow_rtt 0x%08x after the SYN: no pending bit" % pend)
+            self.send_through(p2, p1, f.syn_ack())
+            self.assertEqual(self.read_register(RTT, fid), pend,
+                             "the SYN-ACK (reverse direction) changed the pending SYN time")
+            time.sleep(max(0.0, syn_sent + gap_s - time.time()))
+            ack_sent, ack_out = self.send_through(p1, p2, f.ack())
             rtt = self.read_register(RTT, fid)
-            self.assertFalse(rtt & PENDING, "RTT still pending after the handshake ACK")
-            self.assertGreaterEqual(rtt, gap_s * 1e6 / 2, "RTT %d us for a %.0f ms handshake" % (rtt, gap_s * 1e3))
-            self.assertLessEqual(rtt, gap_s * 1e6 * 2 + 20000, "RTT %d us for a %.0f ms handshake"
-                                 % (rtt, gap_s * 1e3))
+            self.assertFalse(rtt & PENDING, "RTT still pending after the handshake ACK (0x%08x)" % rtt)
+            lo, hi = self.bracket(ack_sent - syn_out, ack_out - syn_sent)
+            self.assertTrue(lo <= rtt <= hi, "RTT %d units for a %.0f ms handshake: the packets' times "
+                            "bound it to %d..%d" % (rtt, gap_s * 1e3, lo, hi))
+            self.send_through(p1, p2, f.data(200, seq=2))
+            self.assertEqual(self.read_register(RTT, fid), rtt, "a data packet changed the handshake sample")
             rtts[gap_s] = rtt
         self.assertGreater(rtts[0.120], rtts[0.030])
 
 
 @group("rtt")
-class RttClampedToMinimum(CcfairTest):
-    """A handshake faster than flow.min_rtt_us yields at least the minimum RTT."""
+class RttClampedToMinimum(_Rtt):
+    """rtt_fix: a sample below 128 units is replaced by flow.min_rtt_us for the interval it
+    closes, a larger one is used as is. Seen in the rate the classifier stores for that interval
+    (flow_rate = rate of its bytes per RTT). The port's default RTT is 1 unit, so the packet
+    after the SYN ends the SYN's interval (50 bytes). A handshake under 131 us is beyond BMv2
+    (its packets are ms apart), so the short sample is the one such a handshake leaves: written
+    into flow_rtt after the SYN; the long one is a real handshake."""
 
     def runTest(self):
         p1, p2 = self.ports[0], self.ports[1]
-        self.forward_pair(p1, p2)
-        self.enable_digest("reclass_digest_t")
-        f = K.Flow(0, 1, 42002)
-        self.send(p1, f.syn())
-        fid = self.new_flow_id()
-        self.send(p1, f.ack())
-        rtt = self.read_register(RTT, fid)
-        self.assertFalse(rtt & PENDING)
-        self.assertGreaterEqual(rtt, self.params["flow"]["min_rtt_us"])
+        self.forward_pair(p1, p2, default_rtt_us=1)
+        min_units = int(round(self.params["flow"]["min_rtt_us"] * 1000.0 / 1024))
+        syn_bytes = len(K.Flow(0, 1, 1).syn()) - ETH
+
+        short = K.Flow(0, 1, 42002)
+        self.wait_claimable()
+        self.send_through(p1, p2, short.syn())
+        fid = self.new_flow_id(short)
+        self.write_register(RTT, fid, 50)
+        self.send_through(p1, p2, short.data(1000))
+        self.assertEqual(self.read_register(RTT, fid), 50, "a non-SYN packet rewrote a stored sample")
+        self.assertEqual(self.read_register(PKTS, fid), 1, "the packet after the SYN did not end its interval")
+        self.assert_rate(fid, syn_bytes, min_units, "the minimum RTT")
+        self.assertGreater(self.read_rate(fid), 0)
+
+        real = K.Flow(0, 1, 42005)
+        self.wait_claimable()
+        self.send_through(p1, p2, real.syn())
+        fid = self.new_flow_id(real)
+        self.send_through(p1, p2, real.ack())
+        sample = self.read_register(RTT, fid)
+        self.assertTrue(128 <= sample < PENDING, "handshake sample 0x%x" % sample)
+        self.assert_rate(fid, syn_bytes, sample, "its own RTT sample")
 
 
 @group("rtt")
-class DefaultRttMidConnection(CcfairTest):
-    """A flow first seen without a SYN gets the ingress port's default_rtt_us."""
+class DefaultRttMidConnection(_Rtt):
+    """A flow first seen without a SYN has no sample (flow_rtt stays 0) and is paced by its
+    ingress port's default_rtt_us (30,000 units here, not the compile-time 50,000): its interval
+    deadline is its first packet's ingress time + 30,000 (bracketed by probe SYNs before and
+    after), and the rate of that interval is its bytes per 30,000 units."""
+    DEFAULT = 30000
 
     def runTest(self):
         p1, p2 = self.ports[0], self.ports[1]
-        self.forward_pair(p1, p2, default_rtt_us=30000)
-        self.enable_digest("reclass_digest_t")
-        self.send(p1, K.Flow(0, 1, 42003).data(500))
-        fid = self.new_flow_id()
-        self.assertEqual(self.read_register(RTT, fid), 30000)
+        self.forward_pair(p1, p2, default_rtt_us=self.DEFAULT)
+        f = K.Flow(0, 1, 42003)
+        self.wait_claimable()
+        before = self.ingress_time(p1, p2, K.Flow(0, 1, 42103))
+        self.send_through(p1, p2, f.data(500))
+        after = self.ingress_time(p1, p2, K.Flow(0, 1, 42104))
+        fid = self.new_flow_id(f)
+        self.assertEqual(self.read_register(RTT, fid), 0, "a flow without a handshake got an RTT sample")
+        t0, t1 = self.syn_time(before), self.syn_time(after)
+        dl = self.read_register(DEADLINE, fid) & 0xFFFFFFFF
+        self.assertTrue(t0 + self.DEFAULT <= dl <= t1 + self.DEFAULT,
+                        "deadline %d, expected ingress time (%d..%d) + %d" % (dl, t0, t1, self.DEFAULT))
+        time.sleep(self.DEFAULT * UNIT_S * 1.5)
+        self.send_through(p1, p2, f.data(500, seq=487))
+        self.assertEqual(self.read_register(PKTS, fid), 1, "no new interval after the default RTT")
+        self.assertEqual(self.read_register(RTT, fid), 0)
+        self.assert_rate(fid, 500 - ETH, self.DEFAULT, "the port's default RTT")
 
 
 @group("rtt")
-class IntervalRollOver(CcfairTest):
-    """Packets within one RTT count in one interval; the first packet one RTT later starts a
-    new interval (counters reset, deadline moved on by at least one RTT)."""
-    RTT_US = 200000
+class IntervalRollOver(_Rtt):
+    """Packets before the deadline count in one interval (flow_pkts, flow_bytes, deadline
+    unchanged); the first packet after it ends the interval: counters restart with it, the
+    deadline becomes its ingress time + RTT (moved by the time between the two packets), and
+    the finished interval's bytes reach the classifier (flow_rate = its bytes per RTT)."""
+    RTT_US = 200000  # units; 205 ms, below the 400 ms idle expiry
 
     def runTest(self):
         p1, p2 = self.ports[0], self.ports[1]
         self.forward_pair(p1, p2, default_rtt_us=self.RTT_US)
-        self.enable_digest("reclass_digest_t")
         f = K.Flow(0, 1, 42004)
-        self.send(p1, f.data(200))
-        fid = self.new_flow_id()
-        for i in range(4):
-            self.send(p1, f.data(200, seq=1 + 200 * (i + 1)))
-        self.assertEqual(self.read_register(PKTS, fid), 5)
+        self.wait_claimable()
+        first_sent, first_out = self.send_through(p1, p2, f.data(200))
+        fid = self.new_flow_id(f)
         d0 = self.read_register(DEADLINE, fid)
-        time.sleep(self.RTT_US * 1.5e-6)
-        self.send(p1, f.data(200, seq=2000))
+        for i in range(4):
+            self.send_through(p1, p2, f.data(200, seq=1 + 186 * (i + 1)))
+        self.assertEqual(self.read_register(PKTS, fid), 5)
+        self.assertEqual(self.read_register(BYTES, fid), 5 * (200 - ETH))
+        rtt_s = self.RTT_US * UNIT_S
+        time.sleep(max(0.0, first_sent + 0.7 * rtt_s - time.time()))
+        self.send_through(p1, p2, f.data(300, seq=1000))
+        self.assertEqual(self.read_register(PKTS, fid), 6, "a packet before the deadline started an interval")
+        self.assertEqual(self.read_register(DEADLINE, fid), d0)
+        time.sleep(max(0.0, first_sent + 1.3 * rtt_s - time.time()))
+        last_sent, last_out = self.send_through(p1, p2, f.data(400, seq=2000))
         self.assertEqual(self.read_register(PKTS, fid), 1, "interval counters not restarted with the roll-over packet")
+        self.assertEqual(self.read_register(BYTES, fid), 400 - ETH)
         moved = (self.read_register(DEADLINE, fid) - d0) % (1 << 32)
-        self.assertGreaterEqual(moved, self.RTT_US, "deadline moved by %d us, RTT is %d us" % (moved, self.RTT_US))
+        lo, hi = self.bracket(last_sent - first_out, last_out - first_sent)
+        self.assertTrue(lo <= moved <= hi, "deadline moved by %d units, the packets were %d..%d apart"
+                        % (moved, lo, hi))
+        self.assert_rate(fid, 5 * (200 - ETH) + 300 - ETH, self.RTT_US, "the RTT")
