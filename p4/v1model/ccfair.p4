@@ -35,7 +35,9 @@ struct local_metadata_t {
     @field_list(FL_UPDATE) flow_idx_t upd_flow_idx;
     // The ingress port of a copy_to_cpu copy (BMv2 does not keep it for an I2E clone).
     @field_list(FL_CPU)    PortId_t   cpu_ig_port;
-    @field_list(FL_NONE)   bit<8>     fl_none;
+    // BMv2 gives a recirculated packet no ingress time: the update copy
+    // carries its egress time instead (TNA: the recirculation port stamps it).
+    @field_list(FL_RECIRC) bit<48>    recirc_ts;
 }
 
 #include "parser.p4"
@@ -64,7 +66,8 @@ control IngressPipe(inout headers_t hdr,
     // TNA's time base: global_tstamp in ns, sliced. BMv2 counts microseconds,
     // so the nanoseconds here have microsecond resolution.
     action init_md() {
-        bit<64> ns = (bit<64>)sm.ingress_global_timestamp * 1000;
+        bit<48> us = sm.instance_type == INSTANCE_RECIRC ? lmd.recirc_ts : sm.ingress_global_timestamp;
+        bit<64> ns = (bit<64>)us * 1000;
         lmd.ig.bridged.ig_ts = ns[41:10];
         lmd.ig.now16 = ns[33:20] ++ 2w2;
         lmd.ig.digest_tick = ns[CCFAIR_DIGEST_PERIOD_SHIFT + 15:CCFAIR_DIGEST_PERIOD_SHIFT];
@@ -259,7 +262,8 @@ control EgressPipe(inout headers_t hdr,
             hdr.update.group = lmd.upd_group;
             hdr.update._pad0 = 0;
             truncate(CCFAIR_UPDATE_TRUNCATE_BYTES);
-            recirculate_preserving_field_list(FL_NONE);
+            lmd.recirc_ts = sm.egress_global_timestamp;
+            recirculate_preserving_field_list(FL_RECIRC);
         } else if (sm.instance_type == INSTANCE_INGRESS_CLONE) {
             to_cpu(lmd.cpu_ig_port);
         } else if (hdr.bridged.isValid()) {

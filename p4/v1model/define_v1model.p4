@@ -38,7 +38,7 @@ const bit<3> DIGEST_TYPE_RECLASS = 1;
 
 // Field lists preserved by clone_preserving_field_list / recirculate.
 #define FL_UPDATE 1
-#define FL_NONE 2
+#define FL_RECIRC 2
 #define FL_CPU 3
 
 // TNA's intrinsic metadata for the traffic manager and the deparsers, kept so
