@@ -85,6 +85,20 @@ class CcfairTest(BaseTest):
         self._dev_ports = dict(tuple(int(x) for x in kv.split(":"))
                                for kv in str(param("dev_ports", "")).split(",") if kv)
         self.sw.drain_packet_in()
+        self.reset_queue_state()
+
+    def reset_queue_state(self):
+        """Every test starts with CTV 0 in the queues it may use: registers outlive a test, and a
+        CTV an earlier test's congestion left high would drop the next test's packets by PV.
+        BMv2 resets a whole register in one Thrift call; elsewhere queues 0-7 of each port are
+        written (the tests use no other queues)."""
+        for reg in (EG + ".aqm.q_ctv", EG + ".aqm.q_ctv_tick"):
+            if self.profile == "bmv2":
+                self.bmv2.reset_register(reg)
+            else:
+                for port in self.ports:
+                    for qid in range(8):
+                        self.write_register(reg, contract.queue_index(self.profile, self.dev_port(port), qid), 0)
 
     def _delete_written(self):
         if self._written:
