@@ -92,6 +92,7 @@ ACTIONS = {
 # register -> width
 REGISTERS = {
     EG + ".aqm.q_ctv": 16,
+    EG + ".aqm.q_ctv_tick": 16,
     EG + ".aqm.q_max_delay": 32,
     EG + ".aqm.q_min_depth": 32,
     IG + ".flow_tracker.flow_sig": 32,
