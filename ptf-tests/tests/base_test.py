@@ -86,6 +86,7 @@ class CcfairTest(BaseTest):
                                for kv in str(param("dev_ports", "")).split(",") if kv)
         self.sw.drain_packet_in()
         self.reset_queue_state()
+        self.wait_claimable()  # every test may start a flow: not in the empty-slot blind window
 
     def reset_queue_state(self):
         """Every test starts with CTV 0 in the queues it may use: registers outlive a test, and a
@@ -324,6 +325,15 @@ class CcfairTest(BaseTest):
         idx, sig = self.flow_slot(K.HOST_IP[flow.a], K.HOST_IP[flow.b], flow.sport, flow.dport)
         return (self.read_register(IG + ".flow_tracker.flow_sig", idx)[0] == sig
                 and self.flow_group(idx)[0] == 1)
+
+    def clear_slot(self, flow):
+        """Empty the slot of `flow` (signature and group word 0), so its next packet starts a new
+        flow whatever earlier tests left there (a slot reclaimed with the same group word counts
+        no flow entering: the gauge's net is unchanged)."""
+        idx = self.flow_id(flow)
+        self.write_register(IG + ".flow_tracker.flow_sig", idx, 0)
+        self.write_register(IG + ".flow_tracker.flow_group", idx, 0)
+        return idx
 
     def new_flow_id(self, flow):
         """Index of `flow`, which the test has just started: fails unless the switch tracks it

@@ -53,6 +53,7 @@ class NewFlowEntersMouse(CcfairTest):
         mouse = self.group_id("mouse")
         e0, k0, all0 = self.flows_entered(p2), self.pg(PKTS, p2, mouse)[0], self.pg_packets(ENTER, p2)
         f = K.Flow(0, 1, 47000)
+        self.clear_slot(f)
         self.wait_claimable()
         self.send(p1, f.syn())
         self.send(p1, f.ack())
