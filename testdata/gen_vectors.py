@@ -54,116 +54,157 @@ write("mid-connection-default-rtt",
        {"op": "check", "t_us": 0, "flow": "A", "expect": {"rtt_us": [30000, 30000], "interval_pkts": 1, "intervals": 0}}],
       config={"default_rtt_us": 30000})
 
+# Flows that start mid-connection with a default RTT of 10 ms: the interval clock of the program and
+# the model is then the same rule (first packet + RTT, then each roll-over packet + RTT); the
+# handshake's own interval is the subject of handshake-rtt. Intervals are 12 ms apart
+# (roll-over packets 2 ms after the deadline, last packets >= 2 ms before it), so a replay on a
+# real-time switch with a few milliseconds of timing noise cannot move a packet across a boundary.
+MID = {"default_rtt_us": 10000}
+P = 12000  # interval period
+
+
+def first(**kw):
+    e = {"verdict": "enqueued", "group": "mouse", "pv": [65535, 65535]}
+    return pk(0, flags="A", **D, expect=e, **kw)
+
+
 write("interval-rollover",
       "An interval ends when a packet arrives at least one RTT after the interval started; that packet opens the next "
-      "interval (architecture §2). RTT 10 ms from the handshake (interval starts at the ACK, t=10 ms). Six data packets "
-      "up to t=19.999 ms stay in interval 1; the packet at exactly t=20 ms rolls over: counters restart with it "
-      "(1 packet), one interval completed. Six data packets > ant_max (2): the flow stays a mouse.",
-      hs() + [interval(11000, 5, 1000),
-              {"op": "check", "t_us": 15000, "flow": "A", "expect": {"interval_pkts": 5, "interval_acks": 1}},
-              interval(19999, 1, 0),
-              {"op": "check", "t_us": 19999, "flow": "A", "expect": {"interval_pkts": 6, "intervals": 0}},
-              interval(20000, 1, 0, group="mouse"),
-              {"op": "check", "t_us": 20000, "flow": "A", "expect": {"interval_pkts": 1, "interval_acks": 0, "intervals": 1}}])
+      "interval (architecture §2). A flow first seen mid-connection with the default RTT 10 ms: its first packet (t=0) "
+      "opens interval 1. Packets at 1.5, 3, 4.5, 6 and 8 ms stay in it (6 data packets); the packet at 12 ms (>= 10 ms) "
+      "rolls over: counters restart with it (1 packet), one interval completed. Six data packets > ant_max (2): the "
+      "flow stays a mouse.",
+      [first(),
+       interval(1500, 4, 1500),
+       {"op": "check", "t_us": 7000, "flow": "A", "expect": {"interval_pkts": 5, "interval_acks": 0}},
+       interval(8000, 1, 0),
+       {"op": "check", "t_us": 8000, "flow": "A", "expect": {"interval_pkts": 6, "intervals": 0}},
+       interval(12000, 1, 0, group="mouse"),
+       {"op": "check", "t_us": 12000, "flow": "A", "expect": {"interval_pkts": 1, "interval_acks": 0, "intervals": 1}}],
+      config=MID)
 
 write("ants",
       "At most ant_max_pkts_per_interval (2) packets in an interval make a mouse an ant; more than that make an ant a "
-      "mouse again. RTT 10 ms. Interval 1 (from 10 ms) holds one data packet -> ant at the roll-over packet (t=23 ms). "
-      "Interval 2 (from 23 ms) holds 6 packets -> mouse at t=35 ms. Non-TCP packets are never tracked and go to the "
-      "ant queue (queue 0).",
-      hs() + [interval(11000, 1, 0, group="mouse"),
-              interval(23000, 1, 0, group="ant"),
-              interval(24000, 5, 1000, group="ant"),
-              interval(35000, 1, 0, group="mouse"),
-              {"op": "packet", "t_us": 36000, "flow": "B", "proto": "udp", "size": 100, "payload": 72, "drain": True,
-               "expect": {"verdict": "enqueued", "queue": 0}},
-              {"op": "check", "t_us": 36000, "flow": "B", "expect": {"group": "untracked"}}],
-      flows={**A, "B": {"src": "10.0.0.2", "sport": 5353, "dst": "10.0.1.1", "dport": 53}})
+      "mouse again. Mid-connection flow, default RTT 10 ms. Interval 1 (from 0) holds one data packet -> ant at the "
+      "roll-over packet (t=12 ms). Interval 2 (from 12 ms) holds 6 packets -> mouse at t=24 ms. Non-TCP packets are "
+      "never tracked and go to the ant queue (queue 0).",
+      [first(),
+       interval(12000, 1, 0, group="ant"),
+       interval(13000, 5, 1000, group="ant"),
+       interval(24000, 1, 0, group="mouse"),
+       {"op": "packet", "t_us": 26000, "flow": "B", "proto": "udp", "size": 100, "payload": 72, "drain": True,
+        "expect": {"verdict": "enqueued", "queue": 0}},
+       {"op": "check", "t_us": 26000, "flow": "B", "expect": {"group": "untracked"}}],
+      config=MID, flows={**A, "B": {"src": "10.0.0.2", "sport": 5353, "dst": "10.0.1.1", "dport": 53}})
 
-rate_drop = hs() + [interval(10100, 4, 1000, group="mouse"),
-                    interval(20000, 8, 1000, group="mouse"),
-                    interval(30000, 16, 500, group="mouse"),
-                    interval(40000, 8, 1000, group="mouse")]
+
+def ss_prefix(last=8):
+    """Slow start, 4 intervals of 4, 8, 16, `last` data packets from t=0 (mouse throughout)."""
+    return [first(), interval(1000, 3, 1000, group="mouse"),
+            interval(P, 8, 1000, group="mouse"),
+            interval(2 * P, 16, 500, group="mouse"),
+            interval(3 * P, last, 1000 if last <= 8 else 500, group="mouse")]
+
+
 write("mouse-to-delay-rate-drop",
       "Slow start ends when the packets per interval fall; the mouse becomes delay-based (architecture §3). Fair rate "
-      "10 Gbit/s so the fair BDP is never reached. RTT 10 ms; data packets per interval 4, 8, 16, 8: the roll-over at "
-      "t=50 ms sees 8 < 16 -> delay0 (sub-group 0: no RTT boundary set). Queues are drained after every packet.",
-      rate_drop + [interval(50000, 1, 0, group="delay0"),
-                   {"op": "check", "t_us": 50000, "flow": "A", "expect": {"group": "delay0", "intervals": 4}}],
-      config={"link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
+      "10 Gbit/s so the fair BDP is never reached. Mid-connection flow, default RTT 10 ms; data packets per interval "
+      "4, 8, 16, 8 (intervals from 0, 12, 24, 36 ms): the roll-over at t=48 ms sees 8 < 16 -> delay0 (sub-group 0: no "
+      "RTT boundary set). Queues are drained after every packet.",
+      ss_prefix() + [interval(4 * P, 1, 0, group="delay0"),
+                     {"op": "check", "t_us": 4 * P, "flow": "A", "expect": {"group": "delay0", "intervals": 4}}],
+      config={**MID, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
 
 write("mouse-to-delay-fair-bdp",
       "Slow start also ends when the interval's bytes reach the fair BDP = fair rate x RTT (>> bdp_shift = 0); that "
-      "packet is dropped on purpose, once, and the flow becomes delay-based. Fair rate 10 Mbit/s, RTT 10 ms: BDP 12500 B. "
-      "1500-byte packets: after 8 the interval holds 12000 B (< BDP), the 9th brings 13500 B (>= BDP) -> "
-      "drop_proactive and delay0; the next packets pass (one drop only).",
-      hs() + [interval(10100, 8, 500, expect={"verdict": "enqueued", "group": "mouse"}),
-              interval(14100, 1, 0, expect={"verdict": "drop_proactive", "group": "delay0"}),
-              interval(14600, 5, 500, expect={"verdict": "enqueued", "group": "delay0"})],
-      config={"link_rate_bps": 10000000, "fair_rate_bps": 10000000})
+      "packet is dropped on purpose, once, and the flow becomes delay-based. Fair rate 10 Mbit/s, RTT 10 ms (default, "
+      "mid-connection): BDP 12500 B. Interval 1 (from 0) carries 4 x 1500 B (below the BDP, slow start goes on). "
+      "Interval 2 (from 12 ms): after 8 packets it holds 12000 B (< BDP), the 9th (16 ms) brings 13500 B (>= BDP) -> "
+      "drop_proactive and delay0; the next packets pass (one drop only), also after the roll-over at 24 ms. "
+      "(The P4 program decides at the interval end, docs/dataplane.md: it drops the packet that ends interval 2, "
+      "the one at 24 ms; the PTF replay checks that instead, lib/vectors.py.)",
+      [first(), interval(500, 3, 500, expect={"verdict": "enqueued", "group": "mouse"}),
+       interval(P, 8, 500, expect={"verdict": "enqueued", "group": "mouse"}),
+       interval(P + 4000, 1, 0, expect={"verdict": "drop_proactive", "group": "delay0"}),
+       interval(P + 4500, 2, 500, expect={"verdict": "enqueued", "group": "delay0"}),
+       interval(2 * P, 5, 500, expect={"verdict": "enqueued", "group": "delay0"})],
+      config={**MID, "link_rate_bps": 10000000, "fair_rate_bps": 10000000})
 
-# aggressiveness: interval k (k>=5) carries k-1 packets that queue up, drained at the end of the interval
-steps = hs() + [interval(10100, 4, 1000), interval(20000, 8, 1000), interval(30000, 16, 500), interval(40000, 8, 1000)]
+write("mouse-to-delay-fair-bdp-first-interval",
+      "As mouse-to-delay-fair-bdp, but the fair BDP is reached in the flow's first interval: a flow first seen "
+      "mid-connection (default RTT 10 ms, fair rate 10 Mbit/s: BDP 12500 B) sends 1500-byte packets every 500 us "
+      "from t=0; the 9th (4 ms) brings 13500 B >= BDP -> drop_proactive and delay0; the following packets pass, also "
+      "after the roll-over at 12 ms. (The P4 program decides at the interval end: it drops the packet at 12 ms that "
+      "ends interval 1, lib/vectors.py.)",
+      [first(), interval(500, 7, 500, expect={"verdict": "enqueued", "group": "mouse"}),
+       interval(4000, 1, 0, expect={"verdict": "drop_proactive", "group": "delay0"}),
+       interval(4500, 2, 500, expect={"verdict": "enqueued", "group": "delay0"}),
+       interval(P, 5, 500, expect={"verdict": "enqueued", "group": "delay0"})],
+      config={**MID, "link_rate_bps": 10000000, "fair_rate_bps": 10000000})
+
+# aggressiveness: interval k (k >= 5, from (k-1) x 12 ms) carries k-1 packets that queue up, drained 9 ms in
+steps = ss_prefix()
 for k in range(5, 18):
     n = k - 1
+    t = (k - 1) * P
     g = "delay0" if k <= 8 else ("hybrid0" if k <= 16 else "loss0")
-    steps.append(interval(k * 10000, n, 500, drain=False, expect={"group": g}))
+    steps.append(interval(t, n, 250, drain=False, expect={"group": g}))
     if k == 8:
-        steps.append({"op": "check", "t_us": k * 10000, "flow": "A", "expect": {"aggr": 3, "group": "delay0"}})
+        steps.append({"op": "check", "t_us": t, "flow": "A", "expect": {"aggr": 3, "group": "delay0"}})
     if k == 9:
-        steps.append({"op": "check", "t_us": k * 10000, "flow": "A", "expect": {"aggr": 4, "group": "hybrid0"}})
+        steps.append({"op": "check", "t_us": t, "flow": "A", "expect": {"aggr": 4, "group": "hybrid0"}})
     if k == 16:
-        steps.append({"op": "check", "t_us": k * 10000, "flow": "A", "expect": {"aggr": 11, "group": "hybrid0"}})
+        steps.append({"op": "check", "t_us": t, "flow": "A", "expect": {"aggr": 11, "group": "hybrid0"}})
     if k == 17:
-        steps.append({"op": "check", "t_us": k * 10000, "flow": "A", "expect": {"aggr": 12, "group": "loss0"}})
-    steps.append({"op": "dequeue", "t_us": k * 10000 + 9000, "count": "all", "expect": {"count": n}})
+        steps.append({"op": "check", "t_us": t, "flow": "A", "expect": {"aggr": 12, "group": "loss0"}})
+    steps.append({"op": "dequeue", "t_us": t + 9000, "count": "all", "expect": {"count": n}})
 write("aggressiveness-delay-lossdelay-loss",
       "Every interval whose maximum enqueue depth (seen in egress) grows by at least depth >> aggr_growth_shift (and is "
       "larger) increments aggressiveness; m_ld (4) makes a delay flow loss-delay (hybrid0), m_pl (12) purely loss "
-      "(loss0). The flow becomes delay0 by rate drop at t=50 ms (as in mouse-to-delay-rate-drop, queues drained, depth 0). "
-      "Then interval k (from k x 10 ms, k = 5..17) sends k-1 packets that queue up and are drained 9 ms in, so the "
-      "interval's max enqueue depth is (k-2) x 1500 B: growing every interval. Roll-overs at 60..90 ms give aggr 1..4 "
-      "-> hybrid0 at t=90 ms; a group change moves the flow to another queue, so its depth history restarts at 0 and "
-      "the next interval still counts as growth; aggr 12 at t=170 ms -> loss0. Packet counts rise by < 1.125x per "
-      "interval after the first ones and never fall by 0.75x, so BwEst stays 0.",
-      steps, config={"link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
+      "(loss0). The flow (mid-connection, RTT 10 ms) becomes delay0 by rate drop at t=48 ms (as in "
+      "mouse-to-delay-rate-drop, queues drained, depth 0). Then interval k (from (k-1) x 12 ms, k = 5..17) sends k-1 "
+      "packets 250 us apart that queue up and are drained 9 ms in, so the interval's max enqueue depth is "
+      "(k-2) x 1500 B: growing every interval. Roll-overs at 60..96 ms give aggr 1..4 -> hybrid0 at t=96 ms; a "
+      "group change moves the flow to another queue, so its depth history restarts at 0 and the next interval still "
+      "counts as growth; aggr 12 at t=192 ms -> loss0. Packet counts rise by < 1.125x per interval after the first ones and never fall by 0.75x "
+      "after a rise, so BwEst stays below m_m.",
+      steps, config={**MID, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
 
-# BBR-like: 10 pkts base, probe 13 (>= 1.125x), drain 8 (<= 0.75 x 13), cycle of 8 intervals
-steps = list(rate_drop)
+# BBR-like: base 30 packets, probe 39 (>= 1.125x), drain 24 (<= 0.75 x 39), cycle of 8 intervals. The slow-start
+# prefix ends with 14 < 16 packets (slow start ends) without a BwEst "down" (14/16 > 0.75).
+steps = ss_prefix(14)
 cyc = [39, 24, 30, 30, 30, 30, 30, 30]
 counts = [30] + cyc * 4  # intervals 5 .. 37
 bw = 0
 for i, n in enumerate(counts):
     k = 5 + i
-    prev = counts[i - 1] if i else None
     g = "delay0" if bw < 4 else "hybrid1"
-    steps.append(interval(k * 10000, n, 250, expect={"group": g}))
+    steps.append(interval((k - 1) * P, n, 200, expect={"group": g}))
     if n == 24:
         bw += 1  # counted at the next roll-over
-        steps.append({"op": "check", "t_us": k * 10000, "flow": "A", "expect": {"bwest": bw - 1}})
-    if bw == 4 and g == "delay0":
-        pass
+        steps.append({"op": "check", "t_us": (k - 1) * P, "flow": "A", "expect": {"bwest": bw - 1}})
 write("bwest-model-based",
       "BwEst: an interval whose rate is >= (1 + 2^-bwest_up_shift) = 1.125x the previous one, followed within two "
       "intervals by one <= (1 - 2^-bwest_down_shift) = 0.75x of that probe, is one pattern; m_m (4) patterns make the "
       "flow model-based (hybrid1), like BBR's 1.25x probe / 0.75x drain every 8 RTTs. Only intervals of at least "
-      "2^(up_shift+1) + 2 = 18 data packets count (one packet of jitter must not look like a probe). After delay0 "
-      "(rate drop at 50 ms), packets per 10 ms interval: 30, then 4 cycles of [39, 24, 30 x 6]. 39 after 30 is a probe "
-      "(1.3x), 24 after 39 a drain (0.62x) -> BwEst +1 at the roll-over after each 24-interval; 30 after 24 is a probe "
-      "(1.25x) but no drain follows. The 4th pattern completes at the roll-over of t=320 ms -> hybrid1 from then on. "
-      "Queues drained: aggressiveness stays 0.",
-      steps, config={"link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
+      "2^(up_shift+1) + 2 = 18 data packets count (one packet of jitter must not look like a probe). Mid-connection "
+      "flow, RTT 10 ms, intervals 12 ms apart; slow start 4, 8, 16, 14 packets -> delay0 at 48 ms (14 < 16, no "
+      "BwEst down: 14/16 > 0.75). Then packets per interval: 30, then 4 cycles of [39, 24, 30 x 6]. 39 after 30 is a "
+      "probe (1.3x), 24 after 39 a drain (0.62x) -> BwEst +1 at the roll-over after each 24-interval; 30 after 24 is a "
+      "probe (1.25x) but no drain follows. The 4th pattern completes at the roll-over of t=384 ms -> hybrid1 from "
+      "then on. Queues drained: aggressiveness stays 0.",
+      steps, config={**MID, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
 
-steps = list(rate_drop)
+steps = ss_prefix(14)
 small = [10, 13, 8, 10] * 6
 for i, n in enumerate(small):
-    steps.append(interval((5 + i) * 10000, n, 700, expect={"group": "delay0"}))
-steps.append({"op": "check", "t_us": (5 + len(small)) * 10000 - 1, "flow": "A", "expect": {"bwest": 0, "group": "delay0"}})
+    steps.append(interval((4 + i) * P, n, 600, expect={"group": "delay0"}))
+steps.append({"op": "check", "t_us": (4 + len(small)) * P - 1000, "flow": "A", "expect": {"bwest": 0, "group": "delay0"}})
 write("bwest-needs-enough-packets",
       "The BBR-like pattern of bwest-model-based, six times over, but with 8..13 packets per interval: below the "
       "2^(bwest_up_shift+1) + 2 = 18 packets an interval needs to count for BwEst (with n packets one packet of jitter "
       "is a factor (n+1)/(n-1) >= 1.125 for n <= 17), so BwEst stays 0 and the flow stays delay0.",
-      steps, config={"link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
+      steps, config={**MID, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
 
 write("symmetric-flow-id",
       "Both directions of a connection hash to the same slot and signature (architecture §1): the reverse SYN-ACK and "
@@ -179,68 +220,75 @@ write("symmetric-flow-id",
         "expect": {"group": "mouse", "rtt_us": [9700, 10100], "interval_pkts": 3, "interval_acks": 3}}],
       config={"default_rtt_us": 50000})
 
-pv_pre = [interval(0, 10, 1000), {"op": "check", "t_us": 9000, "flow": "A", "expect": {"interval_pkts": 10}}]
+pv_pre = [interval(0, 10, 800), {"op": "check", "t_us": 8000, "flow": "A", "expect": {"interval_pkts": 10}}]
+# Interval 1 reaches the fair BDP (15000 B >= 12500 B): the proactive drop is off in the PV and AQM vectors so
+# that the slow-start end (mouse-to-delay-fair-bdp's subject) neither drops nor changes a PV here (every group
+# has the same TVF).
+PV_CFG = {"default_rtt_us": 10000, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000, "ss_proactive_drop": False}
 write("pv-drawing",
       "PV = TVF(u x rate) (architecture §5). Mid-connection flow, default RTT 10 ms; interval 1 carries 10 x 1500 B -> "
       "rate 15000 B / 10 ms = 12 Mbit/s = 12000 kbps. TVF for the per-flow objective at fair rate 10 Mbit/s: with "
       "x = 16 log10(kbps / 10) (bin i = floor(x)), PV = 32767.5 - (x - 48) x 2048 clamped to [0, 65535] (pv_max/2 at "
       "the fair rate's bin 48, one decade = 16 bins either way spans the PV range; 16 sub-steps per bin). u = u16 / 65536. "
-      "u16 65535: 12000 kbps, x 49.27 -> 30167; u16 32768: 6000 kbps, x 44.45 -> 40038; u16 6554: 1200 kbps, x 33.27 "
-      "-> 62935; u16 1: 0.18 kbps -> 65535 (clamped). Ranges allow half a bin (1024) either way for the log tables. "
-      "Random u (hardware): every PV lies in [29143, 65535] (at or above the PV of the flow's own rate).",
+      "Interval 2 starts at 12 ms. u16 65535: 12000 kbps, x 49.27 -> 30167; u16 32768: 6000 kbps, x 44.45 -> 40038; "
+      "u16 6554: 1200 kbps, x 33.27 -> 62935; u16 1: 0.18 kbps -> 65535 (clamped). Ranges allow half a bin (1024) "
+      "either way for the log tables. Random u (hardware): every PV lies in [29143, 65535] (at or above the PV of the "
+      "flow's own rate). The proactive slow-start drop is off (interval 1 reaches the fair BDP).",
       pv_pre + [
-          interval(10000, 1, 0, u16=65535, expect={"pv": [29143, 31191]}),
-          interval(10100, 1, 0, u16=32768, expect={"pv": [39014, 41062]}),
-          interval(10200, 1, 0, u16=6554, expect={"pv": [61911, 63959]}),
-          interval(10300, 1, 0, u16=1, expect={"pv": [65535, 65535]}),
-          interval(10400, 30, 100, expect={"pv": [29143, 65535]})],
-      config={"default_rtt_us": 10000, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000})
+          interval(12000, 1, 0, u16=65535, expect={"pv": [29143, 31191]}),
+          interval(12100, 1, 0, u16=32768, expect={"pv": [39014, 41062]}),
+          interval(12200, 1, 0, u16=6554, expect={"pv": [61911, 63959]}),
+          interval(12300, 1, 0, u16=1, expect={"pv": [65535, 65535]}),
+          interval(12400, 30, 100, expect={"pv": [29143, 65535]})],
+      config=PV_CFG)
 
-aqm_pre = pv_pre + [{"op": "set", "t_us": 10000, "queue": "all", "ctv": 46000, "ctv_lo": 46000, "ctv_hi": 46000,
+aqm_pre = pv_pre + [{"op": "set", "t_us": 12000, "queue": "all", "ctv": 46000, "ctv_lo": 46000, "ctv_hi": 46000,
                      "note": "controller pins every queue's CTV at 46000"}]
 write("aqm-drop-and-mark",
       "Packet-value AQM (architecture §6): a packet with PV < CTV is dropped, or CE-marked if ECN-capable (aqm.ecn on). "
       "Same flow and TVF as pv-drawing (12 Mbit/s, fair rate 10 Mbit/s): u16 65535 draws PV in [29143, 31191] < CTV 46000 -> drop; u16 1 draws 65535 "
-      ">= CTV -> forward; ECT with u16 65535 -> mark. Decisions are taken in egress (dequeue).",
+      ">= CTV -> forward; ECT with u16 65535 -> mark. Decisions are taken in egress (dequeue). The drop is the flow's "
+      "first PV drop of interval 2 (one per flow per interval); marks are not limited.",
       aqm_pre + [
-          interval(10000, 1, 0, u16=65535, drain=False),
-          {"op": "dequeue", "t_us": 10000, "count": "all", "expect": {"actions": ["drop"], "ctv": [46000, 46000]}},
-          interval(10100, 1, 0, u16=1, drain=False),
-          {"op": "dequeue", "t_us": 10100, "count": "all", "expect": {"actions": ["forward"]}},
-          interval(10200, 1, 0, u16=65535, ect=True, drain=False),
-          {"op": "dequeue", "t_us": 10200, "count": "all", "expect": {"actions": ["mark"]}}],
-      config={"default_rtt_us": 10000, "ecn": True, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000})
+          interval(12000, 1, 0, u16=65535, drain=False),
+          {"op": "dequeue", "t_us": 12000, "count": "all", "expect": {"actions": ["drop"], "ctv": [46000, 46000]}},
+          interval(12100, 1, 0, u16=1, drain=False),
+          {"op": "dequeue", "t_us": 12100, "count": "all", "expect": {"actions": ["forward"]}},
+          interval(12200, 1, 0, u16=65535, ect=True, drain=False),
+          {"op": "dequeue", "t_us": 12200, "count": "all", "expect": {"actions": ["mark"]}}],
+      config={**PV_CFG, "ecn": True})
 
 write("aqm-ecn-off",
       "With aqm.ecn off an ECN-capable packet below the CTV is dropped, never marked. Otherwise as aqm-drop-and-mark.",
       aqm_pre + [
-          interval(10000, 1, 0, u16=65535, ect=True, drain=False),
-          {"op": "dequeue", "t_us": 10000, "count": "all", "expect": {"actions": ["drop"]}}],
-      config={"default_rtt_us": 10000, "ecn": False, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000})
+          interval(12000, 1, 0, u16=65535, ect=True, drain=False),
+          {"op": "dequeue", "t_us": 12000, "count": "all", "expect": {"actions": ["drop"]}}],
+      config={**PV_CFG, "ecn": False})
 
 write("ctv-toward-target",
       "The CTV moves up by ctv_step_up (64) when the dequeued packet's queuing delay is above the target (5 ms), down by "
       "ctv_step_down (32) below it, at most once per ctv_update_interval_us (1 ms). CTV set to 30000 (range 0..65535). "
-      "Ten packets queued at t=0 (no rate yet: PV 65535, all forwarded). Dequeues at 10, 10.5, 11, 12 ms (sojourn >= 10 ms): "
-      "30064, unchanged (< 1 ms since the last update), 30128, 30192; the rest at 13 ms: 30256 once. A packet queued at "
-      "14 ms and dequeued at 14.1 ms (0.1 ms < target): 30224; again at 15.2/15.3 ms: 30192.",
+      "Six packets queued at t=0 (no rate yet: PV 65535, all forwarded). Dequeues at 10, 12, 14 ms (sojourn >= 10 ms): "
+      "30064, 30128, 30192; the other three at 16 ms: one step for the three (30256: at most once per interval). The "
+      "controller sets the CTV back to 30000 at 18 ms; a packet queued at 20 ms and dequeued at 20.1 ms (0.1 ms < "
+      "target): 29968; again at 23/23.1 ms: 29936.",
       [{"op": "set", "t_us": 0, "queue": "all", "ctv": 30000, "ctv_lo": 0, "ctv_hi": 65535},
-       interval(0, 10, 0, drain=False),
+       interval(0, 6, 0, drain=False),
        {"op": "dequeue", "t_us": 10000, "count": 1, "expect": {"actions": ["forward"], "ctv": [30064, 30064], "sojourn_us": [10000, 10000]}},
-       {"op": "dequeue", "t_us": 10500, "count": 1, "expect": {"ctv": [30064, 30064]}},
-       {"op": "dequeue", "t_us": 11000, "count": 1, "expect": {"ctv": [30128, 30128]}},
-       {"op": "dequeue", "t_us": 12000, "count": 1, "expect": {"ctv": [30192, 30192]}},
-       {"op": "dequeue", "t_us": 13000, "count": "all", "expect": {"count": 6, "ctv": [30256, 30256]}},
-       interval(14000, 1, 0, drain=False),
-       {"op": "dequeue", "t_us": 14100, "count": "all", "expect": {"actions": ["forward"], "ctv": [30224, 30224]}},
-       interval(15200, 1, 0, drain=False),
-       {"op": "dequeue", "t_us": 15300, "count": "all", "expect": {"ctv": [30192, 30192]}}],
+       {"op": "dequeue", "t_us": 12000, "count": 1, "expect": {"ctv": [30128, 30128]}},
+       {"op": "dequeue", "t_us": 14000, "count": 1, "expect": {"ctv": [30192, 30192]}},
+       {"op": "dequeue", "t_us": 16000, "count": "all", "expect": {"count": 3, "ctv": [30256, 30256]}},
+       {"op": "set", "t_us": 18000, "queue": "all", "ctv": 30000},
+       interval(20000, 1, 0, drain=False),
+       {"op": "dequeue", "t_us": 20100, "count": "all", "expect": {"actions": ["forward"], "ctv": [29968, 29968]}},
+       interval(23000, 1, 0, drain=False),
+       {"op": "dequeue", "t_us": 23100, "count": "all", "expect": {"ctv": [29936, 29936]}}],
       config={"default_rtt_us": 50000, "target_delay_us": 5000, "ctv_update_interval_us": 1000, "ctv_step_up": 64, "ctv_step_down": 32})
 
 write("cocoa-initial-limit",
       "Each queue starts with Cocoa's initial buffer limit (cocoa.initial_limit_pkts, 100 here): with nothing dequeued, "
-      "packets 1..100 of a burst are queued, the 101st is tail-dropped.",
+      "packets 1..100 of a burst are queued, the 101st and 102nd are tail-dropped.",
       [interval(0, 100, 0, drain=False, expect={"verdict": "enqueued"}),
-       interval(0, 1, 0, drain=False, expect={"verdict": "drop_limit"})],
+       interval(0, 2, 0, drain=False, expect={"verdict": "drop_limit"})],
       config={"initial_limit_pkts": 100})
 print(sorted(os.listdir(OUT)))

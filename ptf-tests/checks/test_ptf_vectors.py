@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The shared test vectors load, validate against their schema, and translate into PTF
-actions; the translation is unit-tested on crafted vectors. (Running them on the ns-3 model
-is the model's own suite; on tofino-model, tests/test_vectors.py.)"""
+"""The shared test vectors load, validate against their schema, keep their packets clear of
+interval boundaries, and translate into a PTF replay; the translation is unit-tested on
+crafted vectors. (Running them on the ns-3 model is the model's own suite; on a switch,
+tests/test_vectors.py.)"""
 import copy
 import json
+import math
 import os
 
 import jsonschema
@@ -15,6 +17,7 @@ from ccfair import params as P
 
 SCHEMA = os.path.join(V.VECTOR_DIR, "schema.json")
 FILES = V.vector_files()
+PARAMS = P.load()
 
 
 def _validator():
@@ -29,112 +32,293 @@ def test_vectors_validate_and_translate():
         report("SKIPPED: test vectors (testdata/vectors/*.json or schema.json missing)")
         pytest.skip("no vectors")
     val = _validator()
-    params = P.load()
-    checked = skipped = 0
+    checked = skipped = diverged = 0
     for path in FILES:
         vec = V.load(path)
         errors = ["%s: %s" % ("/".join(map(str, e.absolute_path)) or "(root)", e.message) for e in val.iter_errors(vec)]
         assert not errors, "%s: %s" % (os.path.relpath(path, REPO), errors)
-        plan = V.translate(vec, params)
+        assert vec["name"] == os.path.basename(path)[:-5]
+        plan = V.translate(vec, PARAMS)
         assert plan.actions, "%s translates to nothing" % vec["name"]
+        assert plan.checks or plan.whole_divergence, "%s: the replay checks nothing" % vec["name"]
         checked += plan.checks
         skipped += len(plan.unsupported)
-    report("vectors: %d files valid against testdata/vectors/schema.json; the PTF replay checks %d "
-           "expectations on tofino-model, %d are not reproducible on a switch (each named with its reason "
-           "by lib/vectors.py; the ns-3 model's suite checks them all)" % (len(FILES), checked, skipped))
+        diverged += len(plan.divergences)
+    report("vectors: %d files valid against testdata/vectors/schema.json; the PTF replay on BMv2 checks %d "
+           "expectations, %d are not reproducible on a switch and %d follow model rules the P4 program does not have "
+           "(each named with its reason by lib/vectors.py; the ns-3 model's suite checks them all)"
+           % (len(FILES), checked, skipped, diverged))
 
 
+@pytest.mark.parametrize("path", FILES, ids=[os.path.basename(p)[:-5] for p in FILES])
+def test_packets_keep_clear_of_interval_boundaries(path):
+    """A replay through a software switch moves packets by milliseconds: every packet must be at
+    least MARGIN_SHARE of the RTT away from its flow's interval deadline (the program's rule), or
+    a few milliseconds of timing noise change which interval it counts in."""
+    close = [(p.step, p.j, d, rtt) for p, d, rtt in V.margins(V.load(path), PARAMS) if d < V.MARGIN_SHARE * rtt]
+    assert not close, "packets (step, packet, us from the deadline, RTT us) too close to an interval end: %s" % close
+
+
+def test_divergences_name_existing_vectors():
+    names = {V.load(p)["name"] for p in FILES}
+    assert set(V.DIVERGENCES) <= names, set(V.DIVERGENCES) - names
+
+
+A = {"src": "10.0.0.1", "sport": 1, "dst": "10.0.1.1", "dport": 2}
 BASE = {
     "name": "t", "description": "crafted", "config": {"default_rtt_us": 10000, "fair_rate_bps": 10000000},
-    "flows": {"A": {"src": "10.0.0.1", "sport": 1, "dst": "10.0.1.1", "dport": 2}},
+    "flows": {"A": A},
     "steps": [
-        {"t_us": 0, "flow": "A", "flags": "S", "size": 60, "payload": 0, "drain": True,
+        {"t_us": 0, "flow": "A", "size": 1500, "payload": 1448, "drain": True,
          "expect": {"group": "mouse", "pv": [65535, 65535]}},
-        {"t_us": 100, "flow": "A", "repeat": 3, "every_us": 10, "drain": True, "size": 1500, "payload": 1448,
-         "expect": {"verdict": "enqueued", "group": "mouse"}, "expect_last": {"group": "delay0"}},
-        {"op": "check", "t_us": 200, "flow": "A", "expect": {"rtt_us": [100, 200], "intervals": 1}},
-        {"op": "set", "t_us": 300, "queue": 0, "ctv": 5, "fair_rate_bps": 1000000},
-        {"op": "dequeue", "t_us": 400, "count": "all", "expect": {"count": 1}},
-        {"op": "tick", "t_us": 500},
+        {"t_us": 1000, "flow": "A", "repeat": 3, "every_us": 1000, "drain": True, "size": 1500, "payload": 1448,
+         "expect": {"verdict": "enqueued", "group": "mouse"}},
+        {"op": "check", "t_us": 5000, "flow": "A", "expect": {"rtt_us": [10000, 10000], "intervals": 0}},
+        {"op": "set", "t_us": 6000, "queue": "all", "ctv": 5, "fair_rate_bps": 1000000},
+        {"op": "tick", "t_us": 7000},
     ],
 }
 
 
-def test_translation_scales_time_and_rates_and_names_what_it_skips():
-    plan = V.translate(copy.deepcopy(BASE), P.load(), scale=10)
-    assert plan.ingress_default_rtt_us == 100000
-    # 10 Mbit/s / 10 = 1 Mbit/s = 1000 kbps: bin floor(16 log10(100)) = 32
-    assert plan.egress["fair_rate_bin"] == 32
-    kinds = [(t, k) for t, k, _ in plan.actions]
-    assert kinds == [(0, "train"), (1000, "train"), (2000, "check"), (3000, "fair_rate")]
-    train = plan.actions[1][2]
-    assert train["n"] == 3 and train["every_us"] == 100
-    assert train["verdicts"] == {"enqueued": 3}
-    assert train["group_after"] == P.group_names(P.load()).index("delay0")
-    assert plan.actions[2][2]["checks"] == {"rtt_us": [1000, 2000]}
-    assert plan.actions[3][2] == {"bin": 16}
-    assert plan.actions[0][2]["pvs"] == [[65535, 65535]]
+def _plan(vec, scale=10, can_hold=True):
+    return V.translate(copy.deepcopy(vec), PARAMS, scale=scale, can_hold=can_hold)
+
+
+def _bins(x, up=True):
+    """`x` rounded to a power of 10^(1/steps_per_decade), as translate rounds its time scale."""
+    spd = PARAMS["tvf"]["steps_per_decade"]
+    k = spd * math.log10(x)
+    return 10 ** ((math.ceil(k - 1e-9) if up else math.floor(k + 1e-9)) / float(spd))
+
+
+def test_translation_scales_time_rates_and_units():
+    plan = _plan(BASE)
+    assert plan.scale == 10
+    assert plan.default_rtt_units == V.units(100000) == 97656       # 10 ms x 10 in 1.024 us units
+    assert plan.aqm["target_delay_units"] == V.units(PARAMS["aqm"]["target_delay_us"] * 10)
+    assert plan.egress["fair_rate_bin"] == 32                         # 10 Mbit/s / 10 = 1000 kbit/s
+    assert [(t, k) for t, k, _ in plan.actions] == [(0, "train"), (0, "check"), (10000, "train"), (10000, "check"),
+                                                    (50000, "check"), (60000, "fair_rate"), (60000, "set_ctv")]
+    assert [p.t for p in plan.packets] == [0, 10000, 20000, 30000]
+    assert [p.verdict for p in plan.packets] == [None, "forward", "forward", "forward"]
+    assert plan.packets[0].pv == [65535, 65535] and plan.fabric_out
+    assert plan.actions[4][2]["checks"] == {"rtt_us": [10000, 10000]}
+    assert plan.actions[5][2] == {"bin": 16}
     skipped = {what for _, what, _ in plan.unsupported}
-    assert skipped == {"group of packets 1..2", "intervals", "set ctv", "dequeue count", "tick"}
-    assert plan.shaped and plan.fabric_out
+    assert skipped == {"group of packets 1..2", "intervals", "tick"}
+
+
+def test_scale_rises_for_close_packets_and_stays_below_the_expiry():
+    vec = copy.deepcopy(BASE)
+    vec["steps"][1]["every_us"] = 100
+    assert _plan(vec).scale == pytest.approx(_bins(V.MIN_GAP_REAL_US / 100.0))
+    vec["steps"].append({"t_us": 30000, "flow": "A", "size": 1500, "payload": 1448, "drain": True})
+    plan = _plan(vec)                   # a 28.8 ms idle gap (1.2 -> 30 ms): the expiry bounds the scale
+    assert plan.scale == pytest.approx(_bins(V.EXPIRE_SHARE * V.expire_us(PARAMS) / 28800, up=False))
+    assert plan.notes and "expiry" in plan.notes[0]
+
+
+def test_scale_keeps_packets_clear_of_deadlines_in_real_time():
+    vec = copy.deepcopy(BASE)
+    vec["steps"][1].update(t_us=8000, repeat=1)       # 2 ms before the 10 ms deadline
+    plan = _plan(vec)
+    assert plan.scale == pytest.approx(_bins(V.MIN_MARGIN_REAL_US / 2000.0))
+    assert min(d for _p, d, _r in V.margins(vec, PARAMS)) * plan.scale >= V.MIN_MARGIN_REAL_US
+
+
+def test_scaled_rates_keep_their_place_in_their_bins():
+    """The scale is a whole number of bins per decade: the fair rate's bin edge stays an edge."""
+    vec = copy.deepcopy(BASE)
+    vec["steps"][1]["every_us"] = 100
+    plan = _plan(vec)
+    k = PARAMS["tvf"]["steps_per_decade"] * math.log10(plan.scale)
+    assert k == pytest.approx(round(k))
+    assert V.rate_bin(10e6 / plan.scale, PARAMS) + round(k) == V.rate_bin(10e6, PARAMS)
+    assert V.rate_bin(12e6 / plan.scale, PARAMS) == V.rate_bin(10e6 / plan.scale, PARAMS) + 1
+
+
+def test_bursts_are_paced_and_never_released_packets_held_past_the_last_push():
+    vec = copy.deepcopy(BASE)
+    vec["config"]["initial_limit_pkts"] = 3
+    vec["steps"] = [{"t_us": 0, "flow": "A", "repeat": 4, "every_us": 0, "size": 1500, "payload": 1448,
+                     "drain": False, "expect": {"verdict": "enqueued"}, "expect_last": {"verdict": "drop_limit"}}]
+    plan = _plan(vec)
+    assert [p.t for p in plan.packets] == [0, 3000, 6000, 9000]
+    assert {p.release for p in plan.packets} == {9000 + 300000 + 4 * 5000}
+    assert [p.verdict for p in plan.packets] == ["forward"] * 3 + ["drop"] and plan.packets[3].limit
+    assert plan.actions[-1][1] == "release" and plan.max_held == 4
 
 
 def test_reverse_traffic_keeps_the_out_port_edge_and_pv_unchecked():
     vec = copy.deepcopy(BASE)
-    vec["steps"].insert(1, {"t_us": 50, "flow": "A", "dir": "rev", "flags": "SA", "size": 60, "payload": 0})
-    plan = V.translate(vec, P.load())
+    vec["steps"].insert(1, {"t_us": 500, "flow": "A", "dir": "rev", "size": 52, "payload": 0, "drain": True})
+    plan = _plan(vec)
     assert not plan.fabric_out
-    assert plan.actions[0][2]["pvs"] == [None]
+    assert plan.packets[0].pv is None
     assert any(what == "pv" and "edge port" in why for _, what, why in plan.unsupported)
 
 
-def test_u16_pv_and_drop_limit_are_not_checked():
+def test_dequeue_steps_hold_packets_and_check_them_at_the_release():
     vec = copy.deepcopy(BASE)
-    vec["steps"][0]["u16"] = 7
-    vec["steps"].append({"t_us": 600, "flow": "A", "size": 1500, "payload": 1448, "expect": {"verdict": "drop_limit"}})
-    plan = V.translate(vec, P.load())
-    assert plan.actions[0][2]["pvs"] == [None]
-    assert any(what == "pv" and "u16=7" in why for _, what, why in plan.unsupported)
-    assert any(what == "verdict drop_limit" for _, what, _ in plan.unsupported)
+    vec["steps"] = [
+        {"t_us": 0, "flow": "A", "repeat": 3, "every_us": 0, "size": 1500, "payload": 1448, "drain": False,
+         "expect": {"group": "mouse"}},
+        {"op": "check", "t_us": 100, "flow": "A", "expect": {"aggr": 0}},
+        {"op": "dequeue", "t_us": 5000, "count": 1, "expect": {"actions": ["forward"], "sojourn_us": [5000, 5000]}},
+        {"op": "dequeue", "t_us": 8000, "count": "all", "expect": {"count": 2, "actions": ["mark", "drop"]}},
+    ]
+    plan = _plan(vec)
+    assert [(p.release, p.verdict) for p in plan.packets] == [(50000, "forward"), (80000, "mark"), (80000, "drop")]
+    assert plan.max_held == 3
+    kinds = [(t, k) for t, k, _ in plan.actions]
+    # the group after the train and the check wait for the release of the packets sent before them
+    assert kinds == [(0, "train"), (80000, "release"), (80000, "check"), (80000, "check")] or \
+        kinds == [(0, "train"), (50000, "release"), (80000, "release"), (80000, "check"), (80000, "check")]
+    rel = [a for _, k, a in plan.actions if k == "release"]
+    assert rel[0]["sojourn_us"] == [5000, 5000] and rel[1]["count"] == 2
+    # a target that cannot hold sends them at once and checks nothing that needs the queue
+    plan = _plan(vec, can_hold=False)
+    assert all(p.release is None for p in plan.packets)
+    assert any(what == "held packets" for _, what, _ in plan.unsupported)
 
 
-def test_a_fractional_scale_still_gives_whole_microseconds():
-    plan = V.translate(copy.deepcopy(BASE), P.load(), scale=2.5)
-    assert plan.ingress_default_rtt_us == 25000 and isinstance(plan.ingress_default_rtt_us, int)
-    assert all(isinstance(t, int) for t, _, _ in plan.actions)
-    assert plan.actions[2][2]["checks"]["rtt_us"] == [250, 500]
+def test_the_ctv_is_checked_only_where_the_switch_steps_it_deterministically():
+    vec = copy.deepcopy(BASE)
+    vec["steps"] = [
+        {"op": "set", "t_us": 0, "queue": "all", "ctv": 100},
+        {"t_us": 0, "flow": "A", "repeat": 4, "every_us": 0, "size": 1500, "payload": 1448, "drain": False},
+        {"op": "dequeue", "t_us": 10000, "count": 1, "expect": {"ctv": [164, 164]}},
+        {"op": "dequeue", "t_us": 12000, "count": "all", "expect": {"ctv": [228, 228]}},
+        {"t_us": 15000, "flow": "A", "size": 1500, "payload": 1448, "drain": False},
+        {"op": "dequeue", "t_us": 15000, "count": "all", "expect": {"ctv": [196, 196]}},
+        {"op": "set", "t_us": 17000, "queue": "all", "ctv": 100},
+        {"t_us": 20000, "flow": "A", "size": 1500, "payload": 1448, "drain": False},
+        {"op": "dequeue", "t_us": 20000, "count": "all", "expect": {"ctv": [68, 68]}},
+    ]
+    plan = _plan(vec)
+    ctv = [a.get("ctv") for _, k, a in plan.actions if k == "release"]
+    # one packet alone: checked; three at once: not, nor the CTV after them until the next set
+    assert ctv == [[164, 164], None, None, [68, 68]]
+    assert {what for _, what, _ in plan.unsupported} == {"dequeue ctv", "dequeue ctv [196, 196]"}
+
+
+def test_registers_are_not_read_when_the_next_packet_leaves_too_soon():
+    vec = copy.deepcopy(BASE)
+    vec["steps"] = [
+        {"t_us": 0, "flow": "A", "repeat": 2, "every_us": 0, "size": 1500, "payload": 1448, "drain": False},
+        {"op": "dequeue", "t_us": 10000, "count": 1, "expect": {"sojourn_us": [10000, 10000]}},
+        {"op": "dequeue", "t_us": 11000, "count": 1, "expect": {"sojourn_us": [11000, 11000]}},
+    ]
+    plan = _plan(vec)          # releases 10 ms (real) apart: the first read could see the second packet
+    soj = [a.get("sojourn_us") for _, k, a in plan.actions if k == "release"]
+    assert soj == [None, [11000, 11000]]
+    assert any(what.startswith("dequeue sojourn_us") and "too soon" in why for _, what, why in plan.unsupported)
+
+
+def test_the_fair_bdp_drop_is_expected_where_the_program_decides_it():
+    vec = copy.deepcopy(BASE)
+    vec["steps"] = [
+        {"t_us": 0, "flow": "A", "repeat": 9, "every_us": 500, "size": 1500, "payload": 1448, "drain": True,
+         "expect": {"verdict": "enqueued", "group": "mouse"},
+         "expect_last": {"verdict": "drop_proactive", "group": "delay0"}},
+        {"t_us": 5000, "flow": "A", "size": 1500, "payload": 1448, "drain": True,
+         "expect": {"verdict": "enqueued", "group": "delay0"}},
+        {"t_us": 11000, "flow": "A", "repeat": 2, "every_us": 500, "size": 1500, "payload": 1448, "drain": True,
+         "expect": {"verdict": "enqueued", "group": "delay0"}},
+    ]
+    plan = _plan(vec)
+    assert [p.verdict for p in plan.packets] == ["forward"] * 10 + ["drop", "forward"]
+    assert plan.packets[10].rollover and plan.packets[10].proactive
+    checks = [a["checks"] for _, k, a in plan.actions if k == "check"]
+    assert checks == [{"group": PARAMS["groups"]["mouse"] + 1}]     # delay0 after the interval's end only
+    assert len(plan.translated) == 3
+
+
+def test_fixed_draws_become_forced_pvs_for_the_aqm():
+    vec = copy.deepcopy(BASE)
+    vec["config"]["ss_proactive_drop"] = False
+    vec["steps"] = [
+        {"t_us": 0, "flow": "A", "repeat": 10, "every_us": 1000, "size": 1500, "payload": 1448, "drain": True},
+        {"t_us": 11000, "flow": "A", "size": 1500, "payload": 1448, "drain": True, "u16": 65535},
+        {"t_us": 11100, "flow": "A", "size": 1500, "payload": 1448, "drain": True, "u16": 1},
+        {"t_us": 11200, "flow": "A", "size": 1500, "payload": 1448, "drain": True, "u16": 65535,
+         "expect": {"pv": [0, 65535]}},
+    ]
+    plan = _plan(vec)
+    tvf = V.fair_rate_tvf(PARAMS, 10e6 / plan.scale)
+    # 15000 B per 10 ms = 12 Mbit/s, one bin above the fair rate for u ~ 1; pv_max for u ~ 0; a pv
+    # expectation is not forced
+    own = V.rate_bin(12e6 / plan.scale, PARAMS)
+    assert own == V.rate_bin(10e6 / plan.scale, PARAMS) + 1
+    assert [p.force_pv for p in plan.packets[10:]] == [tvf[own], PARAMS["tvf"]["pv_max"], None]
+    assert plan.forced_pvs == [tvf[own], PARAMS["tvf"]["pv_max"]]
+    assert any(what == "pv" and "u16=65535" in why for _, what, why in plan.unsupported)
+
+
+def test_divergences_are_listed_not_checked(monkeypatch):
+    vec = copy.deepcopy(BASE)
+    monkeypatch.setitem(V.DIVERGENCES, "t", [(None, "rtt_us", None, "model only")])
+    plan = _plan(vec)
+    assert ("rtt_us" not in plan.actions[4][2]["checks"]) if plan.actions[4][1] == "check" else True
+    assert plan.divergences == [(2, "rtt_us", "model only")]
+    monkeypatch.setitem(V.DIVERGENCES, "t", [(None, None, None, "all of it")])
+    plan = _plan(vec)
+    assert plan.whole_divergence == "all of it" and plan.checks == 0
 
 
 def test_compile_time_config_changes_are_named():
     vec = copy.deepcopy(BASE)
-    vec["config"]["ctv_step_up"] = P.load()["aqm"]["ctv_step_up"] + 1
-    plan = V.translate(vec, P.load())
+    vec["config"]["ctv_step_up"] = PARAMS["aqm"]["ctv_step_up"] + 1
+    plan = _plan(vec)
     assert ("config", "ctv_step_up") in {(w, what) for w, what, _ in plan.unsupported}
+
+
+def test_program_intervals_follow_the_documented_rule():
+    """First packet + RTT; the first packet at or after the deadline ends the interval and starts
+    the next at its own time; a SYN starts the flow with the default RTT until the sample."""
+    vec = copy.deepcopy(BASE)
+    vec["steps"] = [{"t_us": t, "flow": "A", "size": 1500, "payload": 1448, "drain": True} for t in
+                    (0, 9999, 10000, 19999, 20000)]
+    pk = V._packets(vec, "t", {"A": (A["src"], A["sport"], A["dst"], A["dport"])})
+    V.program_intervals(pk, 10000, PARAMS)
+    assert [p.rollover for p in pk] == [False, False, True, False, True]
+    vec["steps"] = [{"t_us": 0, "flow": "A", "flags": "S", "size": 60, "payload": 0},
+                    {"t_us": 20000, "flow": "A", "size": 52, "payload": 0},
+                    {"t_us": 49000, "flow": "A", "size": 1500, "payload": 1448},
+                    {"t_us": 50000, "flow": "A", "size": 1500, "payload": 1448},
+                    {"t_us": 69000, "flow": "A", "size": 1500, "payload": 1448},
+                    {"t_us": 70000, "flow": "A", "size": 1500, "payload": 1448}]
+    pk = V._packets(vec, "t", {"A": (A["src"], A["sport"], A["dst"], A["dport"])})
+    st = V.program_intervals(pk, 50000, PARAMS)
+    assert [p.rollover for p in pk] == [False, False, False, True, False, True]
+    assert st[pk[2].k]["pkts"] == 2          # the SYN counts, the pure ACK does not
+    assert st[pk[5].k]["last"] == (3000, 2, 20000)
 
 
 @pytest.mark.parametrize("mutate,message", [
     (lambda v: v["steps"][0].update(flow="Z"), "step 0: unknown flow 'Z'"),
     (lambda v: v["steps"][0]["expect"].update(group="weird"), "step 0: unknown group 'weird'"),
     (lambda v: v["steps"][1].update(size=40), "step 1: size 40 with payload 1448"),
-    (lambda v: v["steps"].append({"op": "teleport", "t_us": 9}), "step 6: unknown op 'teleport'"),
+    (lambda v: v["steps"].append({"op": "teleport", "t_us": 9}), "step 5: unknown op 'teleport'"),
+    (lambda v: v["steps"].append({"op": "dequeue", "t_us": 9, "count": "all", "expect": {"actions": ["forward"]}}),
+     "step 5: 1 actions for 0 dequeued packets"),
 ])
 def test_bad_vectors_are_rejected_with_the_step(mutate, message):
     vec = copy.deepcopy(BASE)
     mutate(vec)
     with pytest.raises(V.VectorError, match=message.replace("(", r"\(")):
-        V.translate(vec, P.load())
+        V.translate(vec, PARAMS)
 
 
 @pytest.mark.parametrize("bps,bin_", [(5000, 0), (10000, 0), (100000, 16), (12000000, 49), (100e9, 112), (1e20, 159)])
 def test_rate_bins_follow_params(bps, bin_):
-    assert V.rate_bin(bps, P.load()) == bin_
+    assert V.rate_bin(bps, PARAMS) == bin_
 
 
 def test_fair_rate_tvf_is_centred_on_the_fair_rate():
-    p = P.load()
-    pv, spd = p["tvf"]["pv_max"], p["tvf"]["steps_per_decade"]
-    t = V.fair_rate_tvf(p, 10e6)  # 10 Mbit/s: bin 48
-    assert V.rate_bin(10e6, p) == 48
+    pv, spd = PARAMS["tvf"]["pv_max"], PARAMS["tvf"]["steps_per_decade"]
+    t = V.fair_rate_tvf(PARAMS, 10e6)  # 10 Mbit/s: bin 48
+    assert V.rate_bin(10e6, PARAMS) == 48
     assert t[48] == pv // 2 and t[48 - spd] == pv // 2 + pv // 2 and t[48 + spd] == 0  # integer maths, as the model
     assert t[0] == pv and t[-1] == 0 and all(a >= b for a, b in zip(t, t[1:]))
     # the vectors' pv-drawing numbers: bin 49 is one bin above the fair rate
@@ -143,7 +327,7 @@ def test_fair_rate_tvf_is_centred_on_the_fair_rate():
 
 def test_tvf_follows_the_scaled_fair_rate():
     vec = copy.deepcopy(BASE)
-    plan = V.translate(vec, P.load(), scale=10)
-    assert plan.tvf == V.fair_rate_tvf(P.load(), 1e6)
+    plan = _plan(vec)
+    assert plan.tvf == V.fair_rate_tvf(PARAMS, 1e6)
     del vec["config"]["fair_rate_bps"]
-    assert V.translate(vec, P.load()).tvf is None
+    assert _plan(vec).tvf is None

@@ -1,25 +1,38 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Translation of the shared test vectors (testdata/vectors/*.json) into PTF actions.
+"""Translation of the shared test vectors (testdata/vectors/*.json) into a PTF replay.
 
 The ns-3 model runs the vectors on its simulated clock; the PTF suite replays the same
-packet sequences on tofino-model through real ports and P4Runtime, so the P4 program and
-the model are held to the same cases. Not everything a vector states can be reproduced on
-a switch; each such expectation is listed with the reason (never silently dropped):
+packet sequences through a switch's real ports, so the P4 program and the model are held to
+the same cases. A vector states each expectation once; ``translate`` turns it into a plan of
+timed actions and per-packet expectations for the switch, and lists everything it does not
+check with the reason, in two lists:
 
-- ``dequeue`` steps (the model's scheduler on command) and their exact action
-  sequences: tofino-model's shaper releases packets on its own clock;
-- ``set`` of a queue's CTV or CTV range: q_ctv is written by the data plane only;
-- ``tick`` (a pass of the controller loop): there is no controller in the PTF run;
-- ``queue`` ids and ``intervals`` (roll-over counts): no register or header exposes them;
-- PV ranges that depend on a fixed ``u16`` draw: the hardware draws its own random bits;
-  PVs are read from the shim, so only where the packet leaves through a fabric port;
-- config the switch takes at compile time (CTV steps and update period) when the vector
-  changes it, and a link rate other than the shaped PTF port's.
+- ``unsupported``: what no switch can reproduce: a fixed ``u16`` draw of a PV (the switch
+  draws its own bits; PV ranges that hold for any u are checked), the PV behind an edge port
+  (popped with the shim), queue ids and roll-over counts (no register holds them), per-flow
+  pure-ACK counts (the program keeps none), controller ``tick``s, compile-time constants a
+  vector changes, the CTV after a release of several packets at once (BMv2 forwards about one
+  packet per millisecond, the program's CTV period is ~1 ms and aligned to the clock), and on
+  targets that cannot hold a queue (tofino-model) everything that needs packets held;
+- ``divergences``: expectations that follow a rule of the model (docs/eval-model.md) that the
+  P4 program, as docs/dataplane.md documents it, does not have (DIVERGENCES below). These are
+  known disagreements between the two implementations, reported, not switch limits.
 
-Time: vector times are multiplied by ``scale`` (default 10) because packets sent from
-Python cannot be placed with sub-millisecond accuracy; RTTs scale with them, so rates
-(bytes per RTT) shrink by the same factor and the fair rate is scaled alike.
-"""
+Where docs/dataplane.md prescribes a different *timing* for the same outcome, the plan
+checks the program's: the slow-start end at the fair BDP (and its one proactive drop) is
+decided at the end of the interval (egress classifier), not at the packet that reached the
+BDP, so the replay expects the drop at the packet that ends that interval (``_shift_ss_drop``).
+
+Time: vector times are multiplied by a per-vector scale (at least the test parameter
+``vector_time_scale``, default 10) because packets sent from Python through a software switch
+cannot be placed with sub-millisecond accuracy; RTTs, the fair rate and the AQM target scale
+with it, so rates (bytes per RTT) shrink by the same factor and every rate bin relation holds.
+The scale is raised for vectors whose packets are closer than BMv2 can forward and bounded by
+the flow expiry and the largest RTT (``_scale``). Times the switch takes as table data are
+converted to its 1.024 us units exactly.
+
+Held packets (``drain: false``, released by a ``dequeue`` step or the next drained packet)
+are held on BMv2 by the queue's rate limit (``hold`` in the plan; tests/test_vectors.py)."""
 import glob
 import json
 import math
@@ -33,9 +46,40 @@ sys.path.insert(0, os.path.join(REPO, "tools"))
 from ccfair import params as P  # noqa: E402
 
 DEFAULT_SCALE = 10
-MISSING = object()  # no group expectation
+MISSING = object()          # no group expectation
+TS_UNIT_NS = 1024           # the data plane's "us" (docs/dataplane.md, Conventions)
+SEEN_UNIT_NS = 1 << 18      # flow_sig's last-seen clock (p4/gen_tables.py)
+MIN_GAP_REAL_US = 6000      # BMv2 with its trace log takes 1 ms per packet, 3-5 ms on two busy cores
+MIN_MARGIN_REAL_US = 40000  # a packet's distance to its flow's interval deadline, in real time: what a
+                            # software switch on two busy cores can lag behind Python's schedule
+EXPIRE_SHARE = 0.8          # idle gaps stay below this share of the flow expiry
+RTT_MAX_SHARE = 0.95        # scaled RTTs stay below this share of flow.max_rtt_us (rtt_fix clamps)
+HOLD_MIN_REAL_US = 20000    # shorter holds are not worth holding: the packet is sent as drained
+READ_GAP_REAL_US = 15000    # a register read after a release needs this long before the queue's next departure
+BURST_PACE_REAL_US = 3000   # packets of a burst are sent this far apart: a switch's receive buffer
+                            # overflows if ~100 arrive while BMv2 takes 3-5 ms per packet
+MARGIN_SHARE = 0.05         # packets keep this share of the RTT from their flow's interval deadline
 COMPILE_TIME = {"ctv_step_up": ("aqm", "ctv_step_up"), "ctv_step_down": ("aqm", "ctv_step_down"),
                 "ctv_update_interval_us": ("aqm", "ctv_update_interval_us")}
+
+_HANDSHAKE = ("the program's first interval runs flow.default_rtt_us from the SYN and counts the SYN and "
+              "SYN-ACK as packets (docs/dataplane.md, Ingress 4-5: the RTT sample does not restart it); the model "
+              "restarts the interval at the handshake's ACK ('the handshake interval is not classified')")
+_BWEST_MIN = ("the model counts an interval for BwEst only with >= 2^(bwest_up_shift+1) + 2 = 18 data packets "
+              "(docs/eval-model.md, tuning 2); the program's BwEst (docs/dataplane.md, Egress 2) counts every "
+              "interval, so these small intervals make patterns on the switch")
+_LIMIT = ("the program drops a packet whose depth *exceeds* the limit (docs/dataplane.md, AQM: depth > limit), "
+          "so the packet that finds exactly the limit passes; the model, like Linux, drops at qlen >= limit")
+
+# Known disagreements between the model's rules and the program's documented ones:
+# vector -> [(step index or None, expectation key or None, packet index in the step or None, why)].
+# (None, None, None, why) makes the whole vector a divergence.
+DIVERGENCES = {
+    "handshake-rtt": [(None, "interval_pkts", None, _HANDSHAKE)],
+    "symmetric-flow-id": [(None, "interval_pkts", None, _HANDSHAKE)],
+    "bwest-needs-enough-packets": [(None, None, None, _BWEST_MIN)],
+    "cocoa-initial-limit": [(1, "verdict", 0, _LIMIT)],
+}
 
 
 class VectorError(ValueError):
@@ -76,25 +120,86 @@ def fair_rate_tvf(params, fair_bps):
     return [max(0, min(pv, pv // 2 - _trunc_div((i - fair_bin) * pv, 2 * spd))) for i in range(t["rate_steps"])]
 
 
+def units(us):
+    """Microseconds as the data plane's 1.024 us units (what its tables and registers take)."""
+    return int(round(us * 1000.0 / TS_UNIT_NS))
+
+
+def expire_us(params):
+    """The flow expiry the program was compiled with (p4/gen_tables.py EXPIRE_UNITS)."""
+    f = params["flow"]
+    units_ = math.ceil(f["idle_intervals_to_expire"] * f["default_rtt_us"] * 1000.0 / SEEN_UNIT_NS)
+    return units_ * SEEN_UNIT_NS / 1000.0
+
+
+def ctv_period_us(params):
+    return (1 << int(math.ceil(math.log2(params["aqm"]["ctv_update_interval_us"] * 1000.0)))) / 1000.0
+
+
+class Pkt:
+    """One packet of the replay. Times in scaled microseconds (what the switch sees)."""
+
+    def __init__(self, k, step, j, t_vec, spec):
+        self.k, self.step, self.j = k, step, j
+        self.t_vec = t_vec                 # vector time (us, unscaled)
+        self.t = None                      # scaled us, set by translate
+        self.flow, self.dir, self.flags = spec["flow"], spec["dir"], spec["flags"]
+        self.size, self.payload, self.proto = spec["size"], spec["payload"], spec["proto"]
+        self.ect, self.u16, self.drain = spec["ect"], spec["u16"], spec["drain"]
+        self.release_vec = None            # vector time it leaves the queue (held packets), None: at once
+        self.release = None                # scaled us, or None: not held on the switch
+        self.verdict = None                # "forward", "drop", "mark", or None (not checked)
+        self.pv = None                     # [lo, hi] checked on the fabric port, or None
+        self.force_pv = None               # PV the replay makes the switch give this packet (TVF profile)
+        self.rollover = False              # ends its flow's interval (program rule)
+        self.counters = None               # (flow_pkts, flow_bytes) of its slot once it passed ingress
+        self.limit = False                 # the expected drop is the Cocoa limit's (q_limit_drops)
+        self.proactive = False             # the expected drop is the slow-start end's
+
+    @property
+    def tcp(self):
+        return self.proto == "tcp"
+
+    @property
+    def data(self):
+        """Not a pure ACK (ACK without SYN/FIN/RST and without payload): counted in flow_pkts."""
+        f = set(self.flags)
+        return not ("A" in f and not f & set("SFR") and self.payload == 0)
+
+
 class Plan:
-    """What the PTF test does for one vector: switch config, timed actions, skipped checks."""
+    """What the PTF test does for one vector: switch config, timed actions, packets, skips."""
 
     def __init__(self, name):
         self.name = name
-        self.ingress_default_rtt_us = None
-        self.egress = {}          # EgressPipe port_cfg overrides
-        self.aqm = {}             # target_delay_us / ecn / limit_cells for the out port's queue 0
-        self.rtt_boundary_us = None
-        self.tvf = None           # PV per rate bin written for every group, or None (default pv_max)
-        self.shaped = False       # some packets must queue: out port is the shaped port
-        self.fabric_out = False   # out port keeps the shim (PVs visible); only without reverse traffic
-        self.flows = {}           # name -> (src ip, sport, dst ip, dport)
-        self.actions = []         # (t_scaled_us, kind, args)
-        self.unsupported = []     # (step index or "config", what, why)
-        self.checks = 0           # expectations the PTF test verifies
+        self.scale = DEFAULT_SCALE
+        self.default_rtt_units = None     # ingress port_cfg default_rtt_us (data-plane units)
+        self.egress = {}                  # EgressPipe port_cfg overrides
+        self.aqm = {}                     # target_delay_units / ecn / limit_pkts for the out port's queue 0
+        self.rtt_boundary_units = None
+        self.tvf = None                   # PV per rate bin written for every group, or None (default pv_max)
+        self.fabric_out = False           # out port keeps the shim (PVs visible); only without reverse traffic
+        self.flows = {}                   # name -> (src ip, sport, dst ip, dport)
+        self.flow_proto = {}              # name -> "tcp" / "udp"
+        self.packets = []                 # [Pkt]
+        self.actions = []                 # (t_scaled_us, kind, args)
+        self.forced_pvs = []              # PVs of the TVF profiles 1.. (flat), in profile order
+        self.max_held = 0                 # most packets held at once
+        self.unsupported = []             # (step index or "config", what, why)
+        self.divergences = []             # (step index or "vector", what, why)
+        self.translated = []              # (step index, what, how): checked with the program's timing
+        self.checks = 0                   # expectations the PTF test verifies
+        self.notes = []                   # how the replay differs in timing (logged)
 
     def skip(self, where, what, why):
         self.unsupported.append((where, what, why))
+
+    def diverge(self, where, what, why):
+        self.divergences.append((where, what, why))
+
+    @property
+    def whole_divergence(self):
+        return next((why for where, what, why in self.divergences if where == "vector"), None)
 
 
 def _frame_spec(step, flows, name, i):
@@ -108,62 +213,150 @@ def _frame_spec(step, flows, name, i):
         raise VectorError("vector %s step %d: size %d with payload %d leaves a %d-byte TCP header"
                           % (name, i, size, payload, hdr))
     return {"flow": step["flow"], "dir": step.get("dir", "fwd"), "flags": step.get("flags", "A"),
-            "size": size, "payload": payload, "proto": proto, "ect": bool(step.get("ect", False))}
+            "size": size, "payload": payload, "proto": proto, "ect": bool(step.get("ect", False)),
+            "u16": step.get("u16"), "drain": bool(step.get("drain", False))}
 
 
-def translate(vec, params=None, scale=DEFAULT_SCALE, shaped_rate_bps=None):
-    """Plan for vector `vec` (already schema-valid)."""
+def _divergence(name, step, key, j=None):
+    """The reason an expectation is a known model/program divergence, or None."""
+    for s, k, jj, why in DIVERGENCES.get(name, ()):
+        if s is None and k is None:
+            return why
+        if (s is None or s == step) and k == key and (jj is None or jj == j):
+            return why
+    return None
+
+
+def program_intervals(packets, default_rtt_us, params):
+    """The program's interval clock per TCP flow (docs/dataplane.md, Ingress 3-5) over `packets`
+    (time-ordered, vector times): marks each roll-over packet and returns, per packet index, the
+    state after it: (flow, interval start, deadline, data packets, bytes, effective RTT us,
+    bytes and RTT of the interval it ended or None). A SYN starts a flow (again); the RTT is the
+    first non-SYN packet after it minus the SYN (the SYN-ACK skipped), the default until then."""
+    min_rtt = params["flow"]["min_rtt_us"]
+    max_rtt = params["flow"]["max_rtt_us"]
+    st, out = {}, {}
+    for p in packets:
+        if not p.tcp:
+            continue
+        t, f = p.t_vec, st.get(p.flow)
+        syn_only = "S" in p.flags and "A" not in p.flags
+        syn_ack = "S" in p.flags and "A" in p.flags
+        ended = None
+        if f is None or syn_only:
+            f = st[p.flow] = {"syn": t if syn_only else None, "rtt": None, "pkts": 0, "bytes": 0}
+            rtt = default_rtt_us
+            f["start"], f["deadline"] = t, t + rtt
+            f["pkts"], f["bytes"] = int(p.data), p.size
+        else:
+            if f["syn"] is not None and not syn_ack:
+                f["rtt"], f["syn"] = t - f["syn"], None
+            rtt = default_rtt_us if f["rtt"] is None else min(max(f["rtt"], min_rtt), max_rtt)
+            if t >= f["deadline"]:
+                ended = (f["bytes"], f["pkts"], rtt)
+                p.rollover = True
+                f["start"], f["deadline"] = t, t + rtt
+                f["pkts"], f["bytes"] = int(p.data), p.size
+            else:
+                f["pkts"] += int(p.data)
+                f["bytes"] += p.size
+        f["rtt_eff"] = rtt
+        if ended:
+            f["last"] = ended
+        out[p.k] = dict(f)
+    return out
+
+
+def margins(vec, params=None):
+    """[(packet, distance to its flow's interval deadline in vector us, RTT us)] for every TCP
+    packet but a flow's first (and SYNs), by the program's interval rule: the replay's timing
+    noise must stay below these."""
+    params = params or P.load()
+    flows = {k: (f["src"], f["sport"], f["dst"], f["dport"]) for k, f in vec["flows"].items()}
+    pkts = _packets(vec, vec["name"], flows)
+    rtt = vec.get("config", {}).get("default_rtt_us", params["flow"]["default_rtt_us"])
+    prev, out = {}, []
+    state = program_intervals(pkts, rtt, params)
+    for p in pkts:
+        if p.k in state:
+            p.counters = (state[p.k]["pkts"], state[p.k]["bytes"])
+    for p in pkts:
+        if not p.tcp:
+            continue
+        s = state[p.k]
+        before = prev.get(p.flow)
+        if before is not None and not (("S" in p.flags) and "A" not in p.flags):
+            out.append((p, abs(p.t_vec - before["deadline"]), before["rtt_eff"]))
+        prev[p.flow] = s
+    return out
+
+
+def _packets(vec, name, flows):
+    pkts = []
+    for i, s in enumerate(vec["steps"]):
+        if s.get("op", "packet") != "packet":
+            continue
+        spec = _frame_spec(s, flows, name, i)
+        n, every = s.get("repeat", 1), s.get("every_us", 0)
+        for j in range(n):
+            pkts.append(Pkt(len(pkts), i, j, s.get("t_us", 0) + j * every, spec))
+    return pkts
+
+
+def _scale(plan, vec, pkts, base, params):
+    """The vector's time scale: at least `base`; raised until consecutive packets the switch must
+    forward at once are MIN_GAP_REAL_US apart and every packet is MIN_MARGIN_REAL_US away from
+    its flow's interval deadline; bounded (even below `base`) by the flow expiry
+    (idle gaps of a flow) and by flow.max_rtt_us (the largest RTT), which the program compiles
+    in; a power of 10^(1/tvf.steps_per_decade), so that rates keep their place in their TVF bins.
+    Returns (scale, note or None)."""
+    times = sorted(p.t_vec for p in pkts if p.release_vec is None or p.release_vec - p.t_vec <= 0)
+    gaps = [b - a for a, b in zip(times, times[1:]) if b > a]
+    lower = max([base] + [MIN_GAP_REAL_US / g for g in gaps] +
+                [MIN_MARGIN_REAL_US / d for _p, d, _r in margins(vec, params) if d > 0])
+    upper = float("inf")
+    last = {}
+    for p in pkts:
+        if p.tcp:
+            if p.flow in last:
+                gap = p.t_vec - last[p.flow]
+                if gap > 0:
+                    upper = min(upper, EXPIRE_SHARE * expire_us(params) / gap)
+            last[p.flow] = p.t_vec
+    rtts = [vec.get("config", {}).get("default_rtt_us", params["flow"]["default_rtt_us"])]
+    upper = min(upper, RTT_MAX_SHARE * params["flow"]["max_rtt_us"] / max(rtts))
+    # a whole number of rate bins per decade of scale (10^(k/steps_per_decade)): every rate keeps
+    # its place within its bin, so bin relations (one bin above the fair rate) hold scaled
+    spd = params["tvf"]["steps_per_decade"]
+    lower = 10 ** (math.ceil(spd * math.log10(lower) - 1e-9) / float(spd))
+    upper = 10 ** (math.floor(spd * math.log10(upper) + 1e-9) / float(spd)) if upper != float("inf") else upper
+    if lower <= upper:
+        return lower, None
+    return upper, ("the vector's timing needs a scale of %.1f, the flow expiry and the largest RTT allow %.1f"
+                   % (lower, upper))
+
+
+def translate(vec, params=None, scale=DEFAULT_SCALE, can_hold=True):
+    """Plan for vector `vec` (already schema-valid). `can_hold`: the target can hold a queue and
+    release it at a given time (BMv2: tests/test_vectors.py); tofino-model cannot."""
     params = params or P.load()
     name = vec["name"]
-
-    def us(t):
-        """A vector time scaled, in whole microseconds (what the switch's tables take)."""
-        return int(round(t * scale))
-
     plan = Plan(name)
     groups = P.group_names(params)
     cfg = vec.get("config", {})
     steps = vec["steps"]
     plan.flows = {k: (f["src"], f["sport"], f["dst"], f["dport"]) for k, f in vec["flows"].items()}
-    has_rev = any(s.get("dir") == "rev" for s in steps if s.get("op", "packet") in ("packet",))
-    # Queues only matter where the vector dequeues on command; elsewhere undrained packets are
-    # simply forwarded by the unshaped port.
-    plan.shaped = any(s.get("op") == "dequeue" for s in steps)
+    why = _divergence(name, None, None)
+    if why:
+        plan.diverge("vector", "every expectation", why)
+
+    pkts = _packets(vec, name, plan.flows)
+    plan.packets = pkts
+    for p in pkts:
+        plan.flow_proto.setdefault(p.flow, p.proto)
+    has_rev = any(p.dir == "rev" for p in pkts)
     plan.fabric_out = not has_rev
 
-    # -- config ---------------------------------------------------------------------------
-    rtt = cfg.get("default_rtt_us", params["flow"]["default_rtt_us"])
-    plan.ingress_default_rtt_us = us(rtt)
-    for key, field in (("m_ld", "m_ld"), ("m_pl", "m_pl"), ("m_m", "m_m"),
-                       ("ant_max_pkts_per_interval", "ant_max_pkts")):
-        if key in cfg:
-            plan.egress[field] = cfg[key]
-    if "ss_proactive_drop" in cfg:
-        plan.egress["ss_drop"] = int(cfg["ss_proactive_drop"])
-    if "fair_rate_bps" in cfg:
-        plan.egress["fair_rate_bin"] = rate_bin(cfg["fair_rate_bps"] / scale, params)
-    # The TVF follows the fair rate (the link rate when no fair rate is given); a vector that
-    # states neither keeps the switch's default TVF, pv_max everywhere.
-    fair = cfg.get("fair_rate_bps", cfg.get("link_rate_bps"))
-    plan.tvf = fair_rate_tvf(params, fair / scale) if fair else None
-    if "target_delay_us" in cfg:
-        plan.aqm["target_delay_us"] = cfg["target_delay_us"]
-    if "ecn" in cfg:
-        plan.aqm["ecn"] = int(cfg["ecn"])
-    if "initial_limit_pkts" in cfg:
-        pol = params.get("policy", {})
-        cell = pol.get("cell_bytes_tofino", 80)
-        plan.aqm["limit_cells"] = cfg["initial_limit_pkts"] * -(-pol.get("buffer_pkt_bytes", 1500) // cell)
-    if "rtt_boundary_us" in cfg:
-        plan.rtt_boundary_us = us(cfg["rtt_boundary_us"])
-    for key, (sec, pkey) in COMPILE_TIME.items():
-        if key in cfg and cfg[key] != params[sec][pkey]:
-            plan.skip("config", key, "compiled into the program from params/ccfair.json (%s.%s = %s)"
-                      % (sec, pkey, params[sec][pkey]))
-    if plan.shaped and "link_rate_bps" in cfg and shaped_rate_bps and cfg["link_rate_bps"] != shaped_rate_bps:
-        plan.skip("config", "link_rate_bps", "the shaped PTF port runs at %d bit/s" % shaped_rate_bps)
-
-    # -- steps --------------------------------------------------------------------------------
     def group_id(gname, i):
         if gname == "untracked":
             return None
@@ -171,89 +364,400 @@ def translate(vec, params=None, scale=DEFAULT_SCALE, shaped_rate_bps=None):
             raise VectorError("vector %s step %d: unknown group %r" % (name, i, gname))
         return groups.index(gname)
 
+    # -- the model's queue: drained packets flush it, dequeue steps release in FIFO order ------------
+    queue, by_step = [], {}
+    for p in pkts:
+        by_step.setdefault(p.step, []).append(p)
+    dequeues = {}                                   # step -> [released packets]
+    for i, s in enumerate(steps):
+        op = s.get("op", "packet")
+        if op == "packet":
+            for p in by_step[i]:
+                if p.drain:
+                    for q in queue:
+                        q.release_vec = p.t_vec
+                    queue = []
+                else:
+                    queue.append(p)
+        elif op == "dequeue":
+            c = s.get("count", "all")
+            n = len(queue) if c == "all" else min(int(c), len(queue))
+            rel, queue = queue[:n], queue[n:]
+            for q in rel:
+                q.release_vec = s["t_us"]
+            dequeues[i] = rel
+    never = list(queue)                              # held to the end of the vector
+
+    sc, note = _scale(plan, vec, pkts, scale, params)
+    plan.scale = sc
+    if note:
+        plan.notes.append("time scale %.1f: %s" % (sc, note))
+
+    def us(t):
+        """A vector time scaled, in whole microseconds."""
+        return int(round(t * sc))
+
+    end_vec = max([p.t_vec for p in pkts] + [s.get("t_us", 0) for s in steps])
+    for p in pkts:
+        p.t = us(p.t_vec)
+        if p.k:
+            prev = pkts[p.k - 1]
+            if p.t_vec == prev.t_vec:              # a burst (packets at the same vector time): paced
+                p.t = max(p.t, prev.t + BURST_PACE_REAL_US)
+            p.t = max(p.t, prev.t)
+    for p in pkts:
+        if p.release_vec is not None and us(p.release_vec) - p.t >= HOLD_MIN_REAL_US:
+            p.release = us(p.release_vec)
+    if never:
+        # nothing releases them: held until the vector is over (enough for every push to arrive)
+        # the pushes may lag behind (BMv2 takes 3-5 ms per packet on busy cores)
+        t_end = max(us(end_vec), max(p.t for p in pkts)) + 300000 + 5000 * len(never)
+        for p in never:
+            p.release = t_end
+    # Packets are held only where the vector queues on purpose (dequeue steps, buffer-limit
+    # verdicts), only in the out port's queue (forward direction); elsewhere drain: false is the
+    # format's default and nothing depends on how long the packet waits.
+    queues_on_purpose = bool(dequeues) or any(
+        e.get("verdict") == "drop_limit" for s in steps for e in (s.get("expect", {}), s.get("expect_last", {})))
+    for p in pkts:
+        if not queues_on_purpose or p.dir != "fwd":
+            p.release = None
+    held_any = any(p.release is not None for p in pkts)
+    if held_any and not can_hold:
+        plan.skip("config", "held packets", "the target cannot hold a queue and release it on command "
+                  "(tofino-model's shaper dequeues on its own clock): held packets are sent at once and no "
+                  "expectation that depends on their queueing is checked")
+        for p in pkts:
+            p.release = None
+    plan.max_held = 0
+    for p in pkts:
+        if p.release is not None:
+            plan.max_held = max(plan.max_held, sum(1 for q in pkts if q.release is not None and q.t <= p.t < q.release))
+
+    # -- config ---------------------------------------------------------------------------------
+    rtt = cfg.get("default_rtt_us", params["flow"]["default_rtt_us"])
+    plan.default_rtt_units = units(us(rtt))
+    for key, field in (("m_ld", "m_ld"), ("m_pl", "m_pl"), ("m_m", "m_m"),
+                       ("ant_max_pkts_per_interval", "ant_max_pkts")):
+        if key in cfg:
+            plan.egress[field] = cfg[key]
+    if "ss_proactive_drop" in cfg:
+        plan.egress["ss_drop"] = int(cfg["ss_proactive_drop"])
+    if "fair_rate_bps" in cfg:
+        plan.egress["fair_rate_bin"] = rate_bin(cfg["fair_rate_bps"] / sc, params)
+    # The TVF follows the fair rate (the link rate when no fair rate is given); a vector that
+    # states neither keeps the switch's default TVF, pv_max everywhere.
+    fair = cfg.get("fair_rate_bps", cfg.get("link_rate_bps"))
+    plan.tvf = fair_rate_tvf(params, fair / sc) if fair else None
+    plan.aqm["target_delay_units"] = units(us(cfg.get("target_delay_us", params["aqm"]["target_delay_us"])))
+    plan.aqm["ecn"] = int(cfg.get("ecn", params["aqm"]["ecn"]))
+    if "initial_limit_pkts" in cfg:
+        plan.aqm["limit_pkts"] = cfg["initial_limit_pkts"]
+    if "rtt_boundary_us" in cfg:
+        plan.rtt_boundary_units = units(us(cfg["rtt_boundary_us"]))
+    for key, (sec, pkey) in COMPILE_TIME.items():
+        if key in cfg and cfg[key] != params[sec][pkey]:
+            plan.skip("config", key, "compiled into the program from params/ccfair.json (%s.%s = %s)"
+                      % (sec, pkey, params[sec][pkey]))
+
+    # -- the program's interval clock: roll-overs and interval rates --------------------------------
+    state = program_intervals(pkts, rtt, params)
+    for p in pkts:
+        if p.k in state:
+            p.counters = (state[p.k]["pkts"], state[p.k]["bytes"])
+
+    # -- per-packet expectations ---------------------------------------------------------------
+    group_after = {}                                  # step -> group id (after its last packet)
+    for i, s in enumerate(steps):
+        if s.get("op", "packet") != "packet":
+            continue
+        exp, last = s.get("expect", {}), dict(s.get("expect", {}), **s.get("expect_last", {}))
+        for key in set(exp) | set(last):
+            if key not in ("group", "verdict", "pv", "queue"):
+                raise VectorError("vector %s step %d: unknown expectation %r" % (name, i, key))
+        ps = by_step[i]
+        if "group" in last:
+            g = group_id(last["group"], i)
+            d = _divergence(name, i, "group")
+            if d:
+                plan.diverge(i, "group", d)
+            else:
+                group_after[i] = g
+            if "group" in exp and len(ps) > 1:
+                plan.skip(i, "group of packets 1..%d" % (len(ps) - 1), "registers are read once per train, after "
+                          "its last packet, so that reads do not disturb the train's timing")
+        for p in ps:
+            e = last if p.j == len(ps) - 1 else exp
+            if "verdict" in e:
+                v = {"enqueued": "forward", "drop_proactive": "drop", "drop_limit": "drop_limit"}[e["verdict"]]
+                d = _divergence(name, i, "verdict", p.j)
+                if d:
+                    plan.diverge(i, "verdict of packet %d" % p.j, d)
+                elif v == "drop_limit" and p.release is None:
+                    plan.skip(i, "verdict drop_limit of packet %d" % p.j, "the packet is not held on this target")
+                else:
+                    p.verdict = "drop" if v == "drop_limit" else v
+                    p.limit = v == "drop_limit"
+                    p.proactive = e["verdict"] == "drop_proactive"
+            if "pv" in e:
+                if p.u16 is not None:
+                    why = "the range follows from the fixed draw u16=%d; the switch draws its own bits" % p.u16
+                elif not plan.fabric_out:
+                    why = "the out port stays an edge port (reverse traffic) and pops the shim carrying the PV"
+                else:
+                    why = None
+                    p.pv = list(e["pv"])
+                if why and p.j == len(ps) - 1:
+                    plan.skip(i, "pv", why)
+            if "queue" in e and p.j == len(ps) - 1:
+                plan.skip(i, "queue", "the queue id is not visible in the packet or a register (every group "
+                          "uses queue_map's default queue here)")
+
+    # dequeue expectations: actions per released packet, count, ctv, sojourn
+    period = ctv_period_us(params)
+    deq_checks = {}
+    for i, rel in dequeues.items():
+        e = steps[i].get("expect", {})
+        for key in e:
+            if key not in ("actions", "count", "ctv", "sojourn_us"):
+                raise VectorError("vector %s step %d: unknown dequeue expectation %r" % (name, i, key))
+        if "actions" in e:
+            acts = e["actions"]
+            if len(acts) != len(rel):
+                raise VectorError("vector %s step %d: %d actions for %d dequeued packets"
+                                  % (name, i, len(acts), len(rel)))
+            for p, a in zip(rel, acts):
+                if a not in ("forward", "drop", "mark"):
+                    raise VectorError("vector %s step %d: unknown action %r" % (name, i, a))
+                p.verdict = a
+        deq_checks[i] = e
+
+    _shift_ss_drop(plan, pkts, state, group_after)
+
+    # PVs the AQM vectors fix with u16 (no pv expectation): the switch gets that PV from a flat TVF
+    for p in pkts:
+        if p.u16 is None or "pv" in steps[p.step].get("expect", {}) or plan.tvf is None or not p.tcp:
+            continue
+        s = state.get(p.k, {})
+        last = s.get("last")
+        if not last:
+            pv = params["tvf"]["pv_max"]
+        else:
+            b, _n, r = last
+            kbps = b * 8.0 / r * 1000.0 * p.u16 / 65536.0 / sc     # bits/us = Mbit/s; scaled like the TVF
+            pv = plan.tvf[rate_bin(kbps * 1000.0, params)]
+        if pv not in plan.forced_pvs:
+            if len(plan.forced_pvs) >= params["tvf"]["profiles"] - 1:
+                plan.skip(p.step, "u16", "more fixed draws than spare TVF profiles")
+                continue
+            plan.forced_pvs.append(pv)
+        p.force_pv = pv
+
+    # -- actions -------------------------------------------------------------------------------
+    acts = []   # (t, order, kind, args)
     for i, s in enumerate(steps):
         op = s.get("op", "packet")
         t = us(s.get("t_us", 0))
         if op == "packet":
-            spec = _frame_spec(s, plan.flows, name, i)
-            n, every = s.get("repeat", 1), us(s.get("every_us", 0))
-            train = dict(spec, n=n, every_us=every, drain=s.get("drain", False),
-                         verdicts={}, group_after=MISSING, pvs=[None] * n)
-            exp, last = s.get("expect", {}), dict(s.get("expect", {}), **s.get("expect_last", {}))
-            for key in set(exp) | set(last):
-                if key not in ("group", "verdict", "pv", "queue"):
-                    raise VectorError("vector %s step %d: unknown expectation %r" % (name, i, key))
-            if "group" in last:
-                train["group_after"] = group_id(last["group"], i)
+            ps = by_step[i]
+            acts.append((t, i, "train", {"pkts": [p.k for p in ps], "step": i}))
+            if i in group_after:
+                acts.append((t, i + 0.5, "check", {"flow": ps[0].flow, "dir": ps[0].dir, "step": i,
+                                                    "checks": {"group": group_after[i]}, "after": ps[-1].k}))
                 plan.checks += 1
-                if "group" in exp and n > 1:
-                    plan.skip(i, "group of packets 1..%d" % (n - 1), "registers are read once per train, after "
-                              "its last packet, so that reads do not disturb the train's timing")
-            for k in range(n):
-                e = last if k == n - 1 else exp
-                if "verdict" in e and e["verdict"] == "drop_limit":
-                    if k == n - 1:
-                        plan.skip(i, "verdict drop_limit", "which packet meets a full queue depends on how many the "
-                                  "shaper drained while Python was still sending")
-                elif "verdict" in e:
-                    train["verdicts"][e["verdict"]] = train["verdicts"].get(e["verdict"], 0) + 1
-                if "pv" in e:
-                    if "u16" in s:
-                        why = "the range follows from the fixed draw u16=%d; the switch draws its own bits" % s["u16"]
-                    elif not plan.fabric_out:
-                        why = "the out port stays an edge port (reverse traffic) and pops the shim carrying the PV"
-                    elif not train["drain"] and plan.shaped:
-                        why = "the packet waits in the shaped queue behind others; PVs are matched in send order only when drained"
-                    else:
-                        why = None
-                        train["pvs"][k] = list(e["pv"])
-                        plan.checks += 1
-                    if why and k == n - 1:
-                        plan.skip(i, "pv", why)
-                if "queue" in e and k == n - 1:
-                    plan.skip(i, "queue", "the queue id is not visible in the packet or a register")
-            if train["verdicts"]:
-                plan.checks += 1
-            plan.actions.append((t, "train", train))
         elif op == "check":
             exp = s.get("expect", {})
             checks = {}
             for key, val in exp.items():
+                d = _divergence(name, i, key)
+                if d:
+                    plan.diverge(i, key, d)
+                    continue
                 if key == "group":
                     checks["group"] = group_id(val, i)
                 elif key == "rtt_us":
-                    checks["rtt_us"] = [us(val[0]), us(val[1])]
+                    checks["rtt_us"] = list(val)
                 elif key == "interval_pkts":
                     checks[key] = val
                 elif key == "interval_acks":
                     plan.skip(i, key, "the program keeps no per-flow pure-ACK count (docs/dataplane.md, Registers)")
-                elif key == "aggr":
-                    checks["aggr"] = val
-                elif key == "bwest":
-                    checks["bwest"] = val
+                elif key in ("aggr", "bwest"):
+                    checks[key] = val
                 elif key == "queue_ctv":
-                    checks["queue_ctv"] = (val["queue"], list(val["range"]))
+                    if val["queue"] != 0:
+                        plan.skip(i, key, "every group uses queue_map's default queue 0 here")
+                    else:
+                        checks["queue_ctv"] = list(val["range"])
                 elif key == "intervals":
                     plan.skip(i, key, "no register of the program counts roll-overs (docs/dataplane.md, Registers)")
                 else:
                     raise VectorError("vector %s step %d: unknown check %r" % (name, i, key))
-            plan.checks += len(checks)
-            plan.actions.append((t, "check", {"flow": s["flow"], "dir": s.get("dir", "fwd"), "checks": checks}))
+            if checks:
+                plan.checks += len(checks)
+                last_pkt = max((p.k for p in pkts if p.t_vec <= s["t_us"]), default=None)
+                acts.append((t, i, "check", {"flow": s["flow"], "dir": s.get("dir", "fwd"), "step": i,
+                                             "checks": checks, "after": last_pkt}))
         elif op == "set":
             if "fair_rate_bps" in s:
-                plan.actions.append((t, "fair_rate", {"bin": rate_bin(s["fair_rate_bps"] / scale, params)}))
-            for key in ("ctv", "ctv_lo", "ctv_hi"):
-                if key in s:
-                    plan.skip(i, "set " + key, "q_ctv is written by the data plane only; the program has no "
-                              "controller-set CTV range")
+                acts.append((t, i, "fair_rate", {"bin": rate_bin(s["fair_rate_bps"] / sc, params)}))
+            if any(k in s for k in ("ctv", "ctv_lo", "ctv_hi")):
+                if s.get("queue", "all") not in ("all", 0):
+                    plan.skip(i, "set ctv", "every group uses queue_map's default queue 0 here")
+                else:
+                    acts.append((t, i, "set_ctv", {k: s[k] for k in ("ctv", "ctv_lo", "ctv_hi") if k in s}))
         elif op == "dequeue":
-            for key in s.get("expect", {}):
-                plan.skip(i, "dequeue " + key, "tofino-model's shaper dequeues on its own clock, not on command")
-            if not s.get("expect"):
-                plan.skip(i, "dequeue", "tofino-model's shaper dequeues on its own clock, not on command")
+            rel = dequeues[i]
+            e = deq_checks[i]
+            held = [p for p in rel if p.release is not None]
+            args = {"pkts": [p.k for p in rel], "step": i, "held": bool(held)}
+            if "count" in e:
+                if held or not rel:
+                    args["count"] = e["count"]
+                    plan.checks += 1
+                else:
+                    plan.skip(i, "dequeue count", "the packets are not held on this target")
+            if "actions" in e:
+                plan.checks += 1
+            for key, rng in (("ctv", e.get("ctv")), ("sojourn_us", e.get("sojourn_us"))):
+                if rng is None:
+                    continue
+                if len(rel) != 1:
+                    plan.skip(i, "dequeue " + key, "%d packets leave at once: BMv2 forwards about one packet per "
+                              "millisecond and the program steps the CTV once per aligned %.0f us period, so how many "
+                              "periods they span is not fixed" % (len(rel), period))
+                    args["ctv_unknown"] = True
+                elif key == "sojourn_us" and not held:
+                    plan.skip(i, "dequeue sojourn_us", "the packet is not held on this target")
+                else:
+                    args[key] = [rng[0], rng[1]]
+                    plan.checks += 1
+            acts.append((t, i, "release", args))
         elif op == "tick":
             plan.skip(i, "tick", "no controller runs in the PTF set-up")
         else:
             raise VectorError("vector %s step %d: unknown op %r" % (name, i, op))
-    plan.actions.sort(key=lambda a: a[0])
+    if never and never[0].release is not None:
+        acts.append((never[0].release, len(steps), "release", {"pkts": [p.k for p in never], "step": None,
+                                                              "held": True}))
+    # held packets a drained packet releases (the format: it flushes the queue) have no dequeue step
+    covered = {k for _t, _o, kind, a in acts if kind == "release" for k in a["pkts"]}
+    flushed = {}
+    for p in pkts:
+        if p.release is not None and p.k not in covered:
+            flushed.setdefault(p.release, []).append(p.k)
+    for t, ks in flushed.items():
+        acts.append((t, len(steps), "release", {"pkts": ks, "step": None, "held": True}))
+    acts.sort(key=lambda a: (a[0], a[1]))
+    _ctv_knowledge(plan, acts, pkts, period)
+    _defer_checks(plan, acts, pkts)
+    plan.actions = [(t, kind, args) for t, _o, kind, args in acts]
+    plan.checks += sum(1 for p in pkts if p.verdict is not None) + sum(1 for p in pkts if p.pv is not None)
+    if plan.whole_divergence:
+        plan.checks = 0
     return plan
+
+
+def _shift_ss_drop(plan, pkts, state, group_after):
+    """docs/dataplane.md (Egress 2, slow start): the fair-BDP slow-start end and its proactive
+    drop are decided at the interval end, by the packet that ends the interval in which the flow
+    reached the BDP. The model drops the packet that reached it. Move the expected drop to the
+    interval's end and leave the group between the two unchecked."""
+    for p in [q for q in pkts if q.verdict == "drop" and q.proactive]:
+        r = next((q for q in pkts if q.flow == p.flow and q.k > p.k and q.rollover), None)
+        if r is None:
+            plan.skip(p.step, "verdict drop_proactive", "the vector ends before the interval in which the flow "
+                      "reached the fair BDP, where the program decides")
+            p.verdict = None
+            continue
+        p.verdict, r.verdict, r.proactive, r.limit = "forward", "drop", True, False
+        plan.translated.append((p.step, "verdict drop_proactive", "the program drops the packet that ends the "
+                                "interval (step %d packet %d), and this one passes (docs/dataplane.md, Egress 2)"
+                                % (r.step, r.j)))
+        for i in sorted(group_after):
+            last = max(q.k for q in pkts if q.step == i)
+            if p.k <= last < r.k:
+                del group_after[i]
+                plan.translated.append((i, "group", "not checked: the program changes the group at the interval "
+                                        "end (step %d packet %d)" % (r.step, r.j)))
+
+
+def _ctv_knowledge(plan, acts, pkts, period):
+    """A CTV expectation is checkable when the CTV was set and every packet of the queue since
+    then passed alone, at least two CTV periods after the one before (one step each), or the
+    range pins the CTV (ctv_lo = ctv_hi); and (like a sojourn) when the queue's next packet
+    leaves at least READ_GAP_REAL_US later, so that the read sees this release alone."""
+    events = []   # (t, order, kind, data): egress events of the out queue, sets and CTV checks, in order
+    byk = {p.k: p for p in pkts}
+    for t, o, kind, args in acts:
+        if kind == "set_ctv":
+            events.append((t, o, "set", args))
+        elif kind == "train":
+            for k in args["pkts"]:
+                p = byk[k]
+                if p.dir == "fwd" and p.release is None:
+                    events.append((p.t, o, "pkt", 1))
+        elif kind == "release":
+            n = sum(1 for k in args["pkts"] if byk[k].release is not None)
+            events.append((t, o, "rel", (n, args)))
+    events.sort(key=lambda e: (e[0], e[1]))
+    departures = [e[0] for e in events if e[2] == "pkt" or (e[2] == "rel" and e[3][0])]
+    known, pinned, last_t = False, None, None
+    lo_hi = [0, 0xFFFF]
+    for t, _o, kind, a in events:
+        if kind == "set":
+            if "ctv_lo" in a:
+                lo_hi[0] = a["ctv_lo"]
+            if "ctv_hi" in a:
+                lo_hi[1] = a["ctv_hi"]
+            pinned = lo_hi[0] if lo_hi[0] == lo_hi[1] else None
+            if "ctv" in a:
+                known = True
+            continue
+        n = a if kind == "pkt" else a[0]
+        if n:
+            alone = n == 1 and (last_t is None or t - last_t >= 2 * period)
+            known = known and alone
+            last_t = t
+        if kind != "rel":
+            continue
+        args = a[1]
+        if args.get("ctv_unknown"):
+            known = False
+        nxt = next((d for d in departures if d > t), None)
+        close = nxt is not None and nxt - t < READ_GAP_REAL_US
+        if "ctv" in args and pinned is None and (close or not known):
+            rng = args.pop("ctv")
+            plan.checks -= 1
+            plan.skip(args["step"], "dequeue ctv %s" % rng, (
+                "the queue's next packet leaves %.1f ms later: too soon to read the register after this one on a "
+                "software switch" % ((nxt - t) / 1000.0)) if close else (
+                "the CTV is not known on the switch here: since the last controller write, packets passed together "
+                "or within two CTV periods (one step per aligned period; BMv2 forwards ~1 packet per ms)"))
+        if "sojourn_us" in args and close:
+            rng = args.pop("sojourn_us")
+            plan.checks -= 1
+            plan.skip(args["step"], "dequeue sojourn_us %s" % rng, "the queue's next packet leaves %.1f ms later: too "
+                      "soon to read q_max_delay after this one on a software switch" % ((nxt - t) / 1000.0))
+
+
+def _defer_checks(plan, acts, pkts):
+    """The program classifies in egress (docs/dataplane.md: the group comes back through a
+    mirrored update): registers of a flow whose packets are held are read once they are released.
+    A check waits for the release of the last held packet sent before it."""
+    releases = [(i, a) for i, a in enumerate(acts) if a[2] == "release"]
+    moved = []
+    for idx, (t, o, kind, args) in enumerate(acts):
+        if kind != "check" or args.get("after") is None:
+            continue
+        held = [p for p in pkts if p.k <= args["after"] and p.release is not None and p.release > t]
+        if not held:
+            continue
+        last = max(held, key=lambda p: p.release)
+        rel = next(((i, a) for i, a in releases if last.k in a[3]["pkts"] and a[3]["held"]), None)
+        if rel is None:
+            continue
+        moved.append((idx, rel[1][0], rel[1][1] + 0.25))
+    for idx, t, o in moved:
+        _t, _o, kind, args = acts[idx]
+        acts[idx] = (t, o, kind, args)
+    acts.sort(key=lambda a: (a[0], a[1]))
