@@ -183,3 +183,20 @@ class BackToBackPacketsStayOneFlow(CcfairTest):
         fid = self.new_flow_id(f)
         self.assertEqual(self.flows_entered(p2) - e0, 1, "the burst was counted as several new flows")
         self.assertEqual(self.read_register(IG + ".flow_tracker.flow_pkts", fid), self.N)
+
+
+@group("flow")
+class NonTcpIsUntrackedAnt(CcfairTest):
+    """IPv4 that is not TCP is not tracked: counted in untracked[not TCP] and sent as ant."""
+
+    def runTest(self):
+        p1, p2 = self.ports[0], self.ports[1]
+        self.forward_pair(p1, p2)
+        ant = self.group_id("ant")
+        n0, a0, all0 = self.untracked(C.UNTRACKED_NOT_TCP), self.pg(PKTS, p2, ant)[0], self.pg_packets(PKTS, p2)
+        for pkt in (K.udp(0, 1), K.icmp(0, 1), K.udp(0, 1, sport=53, dport=53)):
+            self.send(p1, pkt)
+            self.expect(pkt, p2)
+        self.assertEqual(self.untracked(C.UNTRACKED_NOT_TCP) - n0, 3)
+        self.assertEqual(self.pg(PKTS, p2, ant)[0] - a0, 3)
+        self.assertEqual(self.pg_packets(PKTS, p2) - all0, 3, "non-TCP counted outside group ant")
