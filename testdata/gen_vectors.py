@@ -285,10 +285,14 @@ write("ctv-toward-target",
        {"op": "dequeue", "t_us": 23100, "count": "all", "expect": {"ctv": [29936, 29936]}}],
       config={"default_rtt_us": 50000, "target_delay_us": 5000, "ctv_update_interval_us": 1000, "ctv_step_up": 64, "ctv_step_down": 32})
 
+U = {"U": {"src": "10.0.0.1", "sport": 4000, "dst": "10.0.1.1", "dport": 4001}}
 write("cocoa-initial-limit",
       "Each queue starts with Cocoa's initial buffer limit (cocoa.initial_limit_pkts, 100 here): with nothing dequeued, "
-      "packets 1..100 of a burst are queued, the 101st and 102nd are tail-dropped.",
-      [interval(0, 100, 0, drain=False, expect={"verdict": "enqueued"}),
-       interval(0, 2, 0, drain=False, expect={"verdict": "drop_limit"})],
-      config={"initial_limit_pkts": 100})
+      "packets 1..100 of a burst are queued, the 101st and 102nd are tail-dropped. The burst is UDP (untracked, the "
+      "ant queue): the limit is the queue's, whatever the flow.",
+      [pk(0, flow="U", proto="udp", size=1500, payload=1472, repeat=100, every_us=0, drain=False,
+          expect={"verdict": "enqueued"}),
+       pk(0, flow="U", proto="udp", size=1500, payload=1472, repeat=2, every_us=0, drain=False,
+          expect={"verdict": "drop_limit"})],
+      config={"initial_limit_pkts": 100}, flows=U)
 print(sorted(os.listdir(OUT)))

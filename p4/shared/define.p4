@@ -48,6 +48,13 @@ const bit<2> CLS_NEW  = 1;   // first packet of a flow: reset the state
 const bit<2> CLS_PKT  = 2;   // inside an interval: per-packet update
 const bit<2> CLS_END  = 3;   // first packet after an interval: classify
 
+// bridged.interval_end: 1 = this packet ends the flow's interval (or starts
+// its first one), 0 = inside it, INTERVAL_ACK = a pure ACK of a tracked flow,
+// which neither ends an interval nor counts: where both directions cross the
+// switch, the reverse ACKs share the slot (symmetric id) and would otherwise
+// close the interval on the ACK's egress port, queue and fair rate.
+const bit<8> INTERVAL_ACK = 2;
+
 // Slow-start register output.
 const bit<16> SS_ACTIVE = 0;
 const bit<16> SS_DONE   = 1;

@@ -161,11 +161,14 @@ control EgressPipe(inout egress_headers_t hdr,
 
     // One update mirror session per pipe (p4/tm/ccfair_tm.py creates them).
     // Internal (@hidden): MirrorId_t is 10 bits on Tofino, 8 on Tofino 2,
-    // and the control plane has nothing to write here.
+    // and the control plane has nothing to write here. The pipe is the
+    // flow's *ingress* pipe: its per-flow ingress registers are there, and
+    // the session's recirculation port feeds the update back into that pipe
+    // (the egress port's pipe would write another pipe's slot).
     @hidden action set_mirror_session(MirrorId_t session) { md.mirror_session = session; }
     @hidden
     table mirror_session_of_pipe {
-        key = { eg_intr_md.egress_port[8:7]: exact @name("pipe"); }
+        key = { hdr.bridged.ig_port[8:7]: exact @name("pipe"); }
         actions = { set_mirror_session; }
         const entries = {
             0 : set_mirror_session(CCFAIR_UPDATE_MIRROR_SESSION_BASE);
@@ -201,6 +204,7 @@ control EgressPipe(inout egress_headers_t hdr,
             (_, 0, true, 1, 1, _) : set_op(1, CLS_NEW);
             (_, 0, true, 1, 0, 1) : set_op(1, CLS_END);
             (_, 0, true, 1, 0, 0) : set_op(1, CLS_PKT);
+            (_, 0, true, 1, 0, INTERVAL_ACK) : set_op(1, CLS_NONE);   // a pure ACK
         }
         const default_action = set_op(0, CLS_NONE);
         size = 8;

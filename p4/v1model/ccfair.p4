@@ -193,6 +193,7 @@ control EgressPipe(inout headers_t hdr,
             (_, 0, true, 1, 1, _) : set_op(1, CLS_NEW);
             (_, 0, true, 1, 0, 1) : set_op(1, CLS_END);
             (_, 0, true, 1, 0, 0) : set_op(1, CLS_PKT);
+            (_, 0, true, 1, 0, INTERVAL_ACK) : set_op(1, CLS_NONE);   // a pure ACK
         }
         const default_action = set_op(0, CLS_NONE);
         size = 8;
@@ -268,7 +269,8 @@ control EgressPipe(inout headers_t hdr,
             to_cpu(lmd.cpu_ig_port);
         } else if (hdr.bridged.isValid()) {
             init_md();
-            lmd.eg.mirror_session = (MirrorId_t)CCFAIR_UPDATE_MIRROR_SESSION_BASE + (MirrorId_t)sm.egress_port[8:7];
+            // the flow's ingress pipe (TNA mirror_session_of_pipe)
+            lmd.eg.mirror_session = (MirrorId_t)CCFAIR_UPDATE_MIRROR_SESSION_BASE + (MirrorId_t)hdr.bridged.ig_port[8:7];
             egress_op.apply();
             if (sm.egress_port == CPU_PORT) {
                 to_cpu(hdr.bridged.ig_port);

@@ -143,8 +143,9 @@ def test_bursts_are_paced_and_never_released_packets_held_past_the_last_push():
     vec["steps"] = [{"t_us": 0, "flow": "A", "repeat": 4, "every_us": 0, "size": 1500, "payload": 1448,
                      "drain": False, "expect": {"verdict": "enqueued"}, "expect_last": {"verdict": "drop_limit"}}]
     plan = _plan(vec)
-    assert [p.t for p in plan.packets] == [0, 3000, 6000, 9000]
-    assert {p.release for p in plan.packets} == {9000 + 300000 + 4 * 5000}
+    pace = V.BURST_PACE_REAL_US
+    assert [p.t for p in plan.packets] == [0, pace, 2 * pace, 3 * pace]
+    assert {p.release for p in plan.packets} == {3 * pace + 300000 + 4 * 5000}
     assert [p.verdict for p in plan.packets] == ["forward"] * 3 + ["drop"] and plan.packets[3].limit
     assert plan.actions[-1][1] == "release" and plan.max_held == 4
 
@@ -200,6 +201,16 @@ def test_the_ctv_is_checked_only_where_the_switch_steps_it_deterministically():
     # one packet alone: checked; three at once: not, nor the CTV after them until the next set
     assert ctv == [[164, 164], None, None, [68, 68]]
     assert {what for _, what, _ in plan.unsupported} == {"dequeue ctv", "dequeue ctv [196, 196]"}
+
+
+def test_a_long_burst_raises_the_scale_to_end_clear_of_its_interval():
+    vec = copy.deepcopy(BASE)
+    vec["config"]["default_rtt_us"] = 20000
+    vec["steps"] = [{"t_us": 0, "flow": "A", "repeat": 60, "every_us": 0, "size": 1500, "payload": 1448,
+                     "drain": True}]
+    plan = _plan(vec)            # 60 packets 5 ms apart take 295 ms: the 20 ms RTT x 10 is too short
+    assert plan.scale > 10 and plan.packets[-1].t + V.MIN_MARGIN_REAL_US <= 20000 * plan.scale
+    assert not any(p.rollover for p in plan.packets)
 
 
 def test_registers_are_not_read_when_the_next_packet_leaves_too_soon():

@@ -33,6 +33,7 @@ converted to its 1.024 us units exactly.
 
 Held packets (``drain: false``, released by a ``dequeue`` step or the next drained packet)
 are held on BMv2 by the queue's rate limit (``hold`` in the plan; tests/test_vectors.py)."""
+import copy
 import glob
 import json
 import math
@@ -56,7 +57,7 @@ EXPIRE_SHARE = 0.8          # idle gaps stay below this share of the flow expiry
 RTT_MAX_SHARE = 0.95        # scaled RTTs stay below this share of flow.max_rtt_us (rtt_fix clamps)
 HOLD_MIN_REAL_US = 20000    # shorter holds are not worth holding: the packet is sent as drained
 READ_GAP_REAL_US = 15000    # a register read after a release needs this long before the queue's next departure
-BURST_PACE_REAL_US = 3000   # packets of a burst are sent this far apart: a switch's receive buffer
+BURST_PACE_REAL_US = 5000   # packets of a burst are sent this far apart: a switch's receive buffer
                             # overflows if ~100 arrive while BMv2 takes 3-5 ms per packet
 MARGIN_SHARE = 0.05         # packets keep this share of the RTT from their flow's interval deadline
 COMPILE_TIME = {"ctv_step_up": ("aqm", "ctv_step_up"), "ctv_step_down": ("aqm", "ctv_step_down"),
@@ -162,7 +163,7 @@ class Pkt:
 
     @property
     def data(self):
-        """Not a pure ACK (ACK without SYN/FIN/RST and without payload): counted in flow_pkts."""
+        """Not a pure ACK (ACK without SYN/FIN/RST and without payload): ends and counts in intervals."""
         f = set(self.flags)
         return not ("A" in f and not f & set("SFR") and self.payload == 0)
 
@@ -232,7 +233,8 @@ def program_intervals(packets, default_rtt_us, params):
     (time-ordered, vector times): marks each roll-over packet and returns, per packet index, the
     state after it: (flow, interval start, deadline, data packets, bytes, effective RTT us,
     bytes and RTT of the interval it ended or None). A SYN starts a flow (again); the RTT is the
-    first non-SYN packet after it minus the SYN (the SYN-ACK skipped), the default until then."""
+    first non-SYN packet after it minus the SYN (the SYN-ACK skipped), the default until then.
+    A pure ACK of a known flow neither ends its interval nor counts in it (INTERVAL_ACK)."""
     min_rtt = params["flow"]["min_rtt_us"]
     max_rtt = params["flow"]["max_rtt_us"]
     st, out = {}, {}
@@ -252,7 +254,9 @@ def program_intervals(packets, default_rtt_us, params):
             if f["syn"] is not None and not syn_ack:
                 f["rtt"], f["syn"] = t - f["syn"], None
             rtt = default_rtt_us if f["rtt"] is None else min(max(f["rtt"], min_rtt), max_rtt)
-            if t >= f["deadline"]:
+            if not p.data:
+                pass
+            elif t >= f["deadline"]:
                 ended = (f["bytes"], f["pkts"], rtt)
                 p.rollover = True
                 f["start"], f["deadline"] = t, t + rtt
@@ -303,6 +307,47 @@ def _packets(vec, name, flows):
     return pkts
 
 
+def _pace(pkts, sc):
+    """Scaled send times: vector times x `sc`, packets of a burst (the same vector time) paced."""
+    for p in pkts:
+        p.t = int(round(p.t_vec * sc))
+        if p.k:
+            prev = pkts[p.k - 1]
+            if p.t_vec == prev.t_vec:
+                p.t = max(p.t, prev.t + BURST_PACE_REAL_US)
+            p.t = max(p.t, prev.t)
+
+
+def _real_margin(pkts, sc, vec, params):
+    """The smallest distance (real us) of a paced TCP packet to its flow's interval deadline."""
+    rtt = vec.get("config", {}).get("default_rtt_us", params["flow"]["default_rtt_us"])
+    real = [copy.copy(p) for p in pkts]
+    for q in real:
+        q.t_vec = q.t / float(sc)
+    state, prev, best = program_intervals(real, rtt, params), {}, float("inf")
+    for q in real:
+        if not q.tcp:
+            continue
+        before = prev.get(q.flow)
+        if before is not None and not ("S" in q.flags and "A" not in q.flags):
+            best = min(best, abs(q.t_vec - before["deadline"]) * sc)
+        prev[q.flow] = state[q.k]
+    return best
+
+
+def _scale_upper(vec, pkts, params):
+    """The largest scale the flow expiry and flow.max_rtt_us allow."""
+    upper = float("inf")
+    last = {}
+    for p in pkts:
+        if p.tcp:
+            if p.flow in last and p.t_vec > last[p.flow]:
+                upper = min(upper, EXPIRE_SHARE * expire_us(params) / (p.t_vec - last[p.flow]))
+            last[p.flow] = p.t_vec
+    rtt = vec.get("config", {}).get("default_rtt_us", params["flow"]["default_rtt_us"])
+    return min(upper, RTT_MAX_SHARE * params["flow"]["max_rtt_us"] / rtt)
+
+
 def _scale(plan, vec, pkts, base, params):
     """The vector's time scale: at least `base`; raised until consecutive packets the switch must
     forward at once are MIN_GAP_REAL_US apart and every packet is MIN_MARGIN_REAL_US away from
@@ -314,17 +359,7 @@ def _scale(plan, vec, pkts, base, params):
     gaps = [b - a for a, b in zip(times, times[1:]) if b > a]
     lower = max([base] + [MIN_GAP_REAL_US / g for g in gaps] +
                 [MIN_MARGIN_REAL_US / d for _p, d, _r in margins(vec, params) if d > 0])
-    upper = float("inf")
-    last = {}
-    for p in pkts:
-        if p.tcp:
-            if p.flow in last:
-                gap = p.t_vec - last[p.flow]
-                if gap > 0:
-                    upper = min(upper, EXPIRE_SHARE * expire_us(params) / gap)
-            last[p.flow] = p.t_vec
-    rtts = [vec.get("config", {}).get("default_rtt_us", params["flow"]["default_rtt_us"])]
-    upper = min(upper, RTT_MAX_SHARE * params["flow"]["max_rtt_us"] / max(rtts))
+    upper = _scale_upper(vec, pkts, params)
     # a whole number of rate bins per decade of scale (10^(k/steps_per_decade)): every rate keeps
     # its place within its bin, so bin relations (one bin above the fair rate) hold scaled
     spd = params["tvf"]["steps_per_decade"]
@@ -398,13 +433,17 @@ def translate(vec, params=None, scale=DEFAULT_SCALE, can_hold=True):
         return int(round(t * sc))
 
     end_vec = max([p.t_vec for p in pkts] + [s.get("t_us", 0) for s in steps])
-    for p in pkts:
-        p.t = us(p.t_vec)
-        if p.k:
-            prev = pkts[p.k - 1]
-            if p.t_vec == prev.t_vec:              # a burst (packets at the same vector time): paced
-                p.t = max(p.t, prev.t + BURST_PACE_REAL_US)
-            p.t = max(p.t, prev.t)
+    _pace(pkts, sc)
+    # the pacing stretches bursts: raise the scale until the paced packets keep their margins too
+    step = 10 ** (1.0 / params["tvf"]["steps_per_decade"])
+    while _real_margin(pkts, sc, vec, params) < MIN_MARGIN_REAL_US and not note:
+        if _scale_upper(vec, pkts, params) < sc * step:
+            plan.notes.append("time scale %.1f: a paced burst comes closer than %d us to an interval end"
+                              % (sc, MIN_MARGIN_REAL_US))
+            break
+        sc *= step
+        _pace(pkts, sc)
+    plan.scale = sc
     for p in pkts:
         if p.release_vec is not None and us(p.release_vec) - p.t >= HOLD_MIN_REAL_US:
             p.release = us(p.release_vec)

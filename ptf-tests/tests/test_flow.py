@@ -133,8 +133,8 @@ class CollisionsCountedAndDefaultGroup(CcfairTest):
 @group("flow")
 class PureAcksNotCounted(CcfairTest):
     """Pure ACKs (ACK flag only, no payload, with or without TCP options) are not the flow's
-    sending pattern: the interval's packet count (flow_pkts) counts data packets only, in both
-    directions, while its byte count (flow_bytes) counts every packet."""
+    sending pattern: the interval's packet and byte counts (flow_pkts, flow_bytes) count data
+    packets only, in both directions."""
 
     def runTest(self):
         p1, p2 = self.ports[0], self.ports[1]
@@ -160,8 +160,49 @@ class PureAcksNotCounted(CcfairTest):
             self.recv_all(p1 if port == p2 else p2, 0.1)
         self.assertEqual(self.read_register(IG + ".flow_tracker.flow_pkts", fid) - pkts0, 1,
                          "three pure ACKs and one data packet: only the data packet counts")
-        ip_bytes = sum(K.Ether(bytes(p))[K.IP].len for _, p in sent)
-        self.assertEqual(self.read_register(IG + ".flow_tracker.flow_bytes", fid) - bytes0, ip_bytes)
+        data_bytes = K.Ether(bytes(sent[-1][1]))[K.IP].len
+        self.assertEqual(self.read_register(IG + ".flow_tracker.flow_bytes", fid) - bytes0, data_bytes,
+                         "three pure ACKs and one data packet: only the data packet's bytes count")
+
+
+@group("flow")
+class ReverseAckDoesNotEndInterval(CcfairTest):
+    """Where both directions of a connection cross the switch, the receiver's pure ACKs share the
+    flow's slot (symmetric flow id). A pure ACK after the interval deadline must not end the
+    interval: it would close it on the ACK's egress port, queue and fair rate, and start the next
+    with no data packet. The next data packet ends it. (Before INTERVAL_ACK it did: the deadline
+    moved and flow_pkts restarted at 0.)"""
+    RTT_US = 20000
+
+    def runTest(self):
+        p1, p2 = self.ports[0], self.ports[1]
+        self.forward_pair(p1, p2, default_rtt_us=self.RTT_US)
+        f = K.Flow(0, 1, 41040)
+        self.clear_slot(f)
+        first = f.data(500)
+        self.send(p1, first)
+        self.expect(first, p2)
+        fid = self.new_flow_id(f)
+        deadline0 = self.read_register(IG + ".flow_tracker.flow_deadline", fid)
+        self.assertEqual(self.read_register(IG + ".flow_tracker.flow_pkts", fid), 1)
+        time.sleep(3 * self.RTT_US * 1e-6)           # well past the interval deadline
+        ack = (K.Ether(src=K.HOST_MAC[1], dst=K.HOST_MAC[0]) /
+               K.IP(src=K.HOST_IP[1], dst=K.HOST_IP[0], ttl=64, id=0) /
+               K.TCP(sport=f.dport, dport=f.sport, flags="A", seq=1, ack=501, window=8192))
+        ack = K.Ether(bytes(ack) + b"\x00" * max(0, 60 - len(ack)))
+        self.send(p2, ack)
+        self.assertEqual(len(self.recv_all(p1, 0.2)), 1, "the reverse ACK was not forwarded")
+        self.assertEqual(self.read_register(IG + ".flow_tracker.flow_deadline", fid), deadline0,
+                         "the reverse pure ACK ended the flow's interval")
+        self.assertEqual(self.read_register(IG + ".flow_tracker.flow_pkts", fid), 1,
+                         "the reverse pure ACK restarted the interval's packet count")
+        nxt = f.data(500, seq=501)
+        self.send(p1, nxt)
+        self.expect(nxt, p2)
+        self.assertNotEqual(self.read_register(IG + ".flow_tracker.flow_deadline", fid), deadline0,
+                            "the first data packet past the deadline did not end the interval")
+        self.assertEqual(self.read_register(IG + ".flow_tracker.flow_pkts", fid), 1,
+                         "the data packet that ends the interval starts the next one's count")
 
 
 @group("flow")

@@ -299,8 +299,17 @@ class _VectorTest(CcfairTest):
         self.unconfirmed = []
 
     def _confirm(self, p):
-        """Wait until `p` has passed ingress: its slot holds the interval counters the program's
-        rule gives after it, or after a packet of its flow pushed since (lib/vectors.program_intervals)."""
+        """Wait until `p` has passed ingress. A TCP packet: its slot holds the interval counters the
+        program's rule gives after it, or after a packet of its flow pushed since
+        (lib/vectors.program_intervals); a UDP packet: untracked[not TCP] has counted it."""
+        if not p.tcp:
+            n = sum(1 for k in self.sent if k <= p.k and not self.plan.packets[k].tcp)
+            deadline = time.time() + 2
+            while self.untracked(C.UNTRACKED_NOT_TCP) - self.base["not_tcp"] < n:
+                if time.time() > deadline:
+                    self.fail("packet %d (step %d) did not reach the switch's ingress" % (p.k, p.step))
+                time.sleep(0.001)
+            return
         i = self._slot(p.flow)[0]
         ok = {q.counters for q in self.plan.packets if q.flow == p.flow and q.k >= p.k and q.k in self.sent}
         deadline = time.time() + 2
@@ -334,8 +343,8 @@ class _VectorTest(CcfairTest):
         self._set_rate(pps)
         self._send(p)
         self.anchor = self.anchor + (1.0 / pps if pps else 0)
-        self.prev = p if p.counters is not None else None
-        if p.counters is not None:
+        self.prev = p if p.counters is not None or not p.tcp else None
+        if self.prev is not None:
             self.unconfirmed.append(p)
         self.pending.append((p.k, self.anchor))
 

@@ -122,6 +122,10 @@ control Classifier(inout egress_headers_t hdr,
     // hi = slow-start state, which is also the output: SS_ACTIVE (0),
     // SS_ENDED_NOW (ended at this interval end), SS_DONE (ended before).
     // The output is the written hi half (no ALU is free for constants).
+    // ss_in is the interval's data packets + 1, or 0 once the fair BDP is
+    // reached; a new flow starts with lo = 1, so reaching the fair BDP ends
+    // slow start in the first interval too (with lo = 0 it never could), and
+    // an interval without data packets (1) never reads as "packets fell".
     RegisterAction<pair16_t, bit<FLOW_IDX_BITS>, bit<16>>(flow_ss) ss_end = {
         void apply(inout pair16_t v, out bit<16> rv) {
             if (v.hi == SS_ACTIVE) {
@@ -138,8 +142,8 @@ control Classifier(inout egress_headers_t hdr,
     };
     RegisterAction<pair16_t, bit<FLOW_IDX_BITS>, bit<16>>(flow_ss) ss_reset = {
         void apply(inout pair16_t v) {
-            v.lo = 0;
-            v.hi = 0;
+            v.lo = 1;
+            v.hi = SS_ACTIVE;
         }
     };
 
@@ -382,7 +386,7 @@ control Classifier(inout egress_headers_t hdr,
         if (md.bdp_gap == 0) {
             md.ss_in = 0;
         } else {
-            md.ss_in = hdr.bridged.int_pkts;
+            md.ss_in = hdr.bridged.int_pkts |+| 1;   // >= 1: 0 means "fair BDP reached"
         }
         bwest_op.apply();
         ss_op.apply();

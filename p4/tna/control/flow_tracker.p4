@@ -171,8 +171,10 @@ control FlowTracker(inout ingress_headers_t hdr,
         size = 4;
     }
 
-    // A pure ACK: ACK flag only and no payload (IPv4 without options).
-    action set_pure_ack() { md.data_pkt = 0; }
+    // A pure ACK: ACK flag only and no payload (IPv4 without options). Its
+    // length is zeroed (flow_bytes is its only reader): a flow whose first
+    // packet is an ACK starts its interval with no bytes.
+    action set_pure_ack() { md.data_pkt = 0; md.pkt_len32 = 0; }
     action no_pure_ack() { md.data_pkt = 1; }
     table pure_ack {
         key = {
@@ -289,19 +291,25 @@ control FlowTracker(inout ingress_headers_t hdr,
 
     @hidden action dl_start_op() { md.bridged.interval_end = dl_start.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]); }
     @hidden action dl_check_op() { md.bridged.interval_end = dl_check.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]); }
+    @hidden action pure_ack_op() { md.bridged.interval_end = INTERVAL_ACK; }
+    // A pure ACK of a known flow neither ends its interval nor counts in it
+    // (pkts_op / bytes_op have no entry for INTERVAL_ACK); a flow's first
+    // packet starts the interval whatever it is.
     AT_STAGE(STAGE_IG_DEADLINE) @hidden
     table deadline_op {
         key = {
             md.bridged.tracked: exact;
             md.bridged.flow_new: exact;
+            md.data_pkt: ternary;
         }
-        actions = { dl_start_op; dl_check_op; no_op; }
+        actions = { dl_start_op; dl_check_op; pure_ack_op; no_op; }
         const entries = {
-            (1, 1) : dl_start_op();
-            (1, 0) : dl_check_op();
+            (1, 1, _) : dl_start_op();
+            (1, 0, 1) : dl_check_op();
+            (1, 0, 0) : pure_ack_op();
         }
         const default_action = no_op();
-        size = 2;
+        size = 4;
     }
 
     @hidden action pkts_end_op() { md.bridged.int_pkts = pkts_end.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]); }

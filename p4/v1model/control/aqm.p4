@@ -172,7 +172,7 @@ control Aqm(inout headers_t hdr,
             if (hdr.bridged.interval_end == 1) {
                 flow_aqm_once.write(fidx, would_drop ? 8w1 : 8w0);
                 md.aqm_once = 0;
-            } else if (would_drop) {
+            } else if (would_drop && hdr.bridged.interval_end == 0) {
                 flow_aqm_once.read(v, fidx);
                 flow_aqm_once.write(fidx, 1);
                 md.aqm_once = v;

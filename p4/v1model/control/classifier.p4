@@ -131,7 +131,8 @@ control Classifier(inout headers_t hdr,
     }
 
     // lo = previous interval's packets, hi = slow-start state (the output)
-    action ss_reset() { flow_ss.write(idx, 0); }
+    // lo = 1 at the start, ss_in = packets + 1 (0: fair BDP reached): see the TNA ss_end
+    action ss_reset() { flow_ss.write(idx, 16w1 ++ SS_ACTIVE); }
     action ss_end() {
         bit<32> v;
         flow_ss.read(v, idx);
@@ -213,7 +214,7 @@ control Classifier(inout headers_t hdr,
         if (md.bdp_gap == 0) {
             md.ss_in = 0;
         } else {
-            md.ss_in = hdr.bridged.int_pkts;
+            md.ss_in = hdr.bridged.int_pkts |+| 1;   // >= 1: 0 means "fair BDP reached"
         }
         if (md.cls_op == CLS_NEW) {
             bwest_reset();

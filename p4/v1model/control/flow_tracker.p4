@@ -130,7 +130,7 @@ control FlowTracker(inout headers_t hdr,
         size = 4;
     }
 
-    action set_pure_ack() { md.data_pkt = 0; }
+    action set_pure_ack() { md.data_pkt = 0; md.pkt_len32 = 0; }   // TNA: flow_bytes counts data only
     action no_pure_ack() { md.data_pkt = 1; }
     table pure_ack {
         key = {
@@ -209,17 +209,20 @@ control FlowTracker(inout headers_t hdr,
                 md.bridged.group[4:0] = md.fg_old[4:0];
             }
         }
-        // deadline_op, pkts_op, bytes_op
+        // deadline_op, pkts_op, bytes_op: a pure ACK of a known flow neither
+        // ends nor counts in its interval (TNA deadline_op)
         if (md.bridged.tracked == 1) {
             if (md.bridged.flow_new == 1) {
                 dl_start();
-            } else {
+            } else if (md.data_pkt == 1) {
                 dl_check();
+            } else {
+                md.bridged.interval_end = INTERVAL_ACK;
             }
             if (md.bridged.interval_end == 1) {
                 pkts_end();
                 bytes_end();
-            } else {
+            } else if (md.bridged.interval_end == 0) {
                 pkts_inc();
                 bytes_inc();
             }

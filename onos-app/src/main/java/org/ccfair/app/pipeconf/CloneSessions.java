@@ -28,7 +28,7 @@ import java.util.stream.IntStream;
  *
  * <p>Egress mirrors a truncated copy of a packet whose flow changed group to
  * clone session {@code update.mirror_session_base + pipe} (the const table
- * {@code EgressPipe.mirror_session_of_pipe}, pipe = egress port bits 8:7),
+ * {@code EgressPipe.mirror_session_of_pipe}, pipe = the flow's ingress port bits 8:7),
  * and that copy must leave through the pipe's recirculation port
  * {@code pipe << 7 | update.recirc_port_<profile>} (docs/dataplane.md,
  * "Traffic manager"; the same plan as p4/tm/ccfair_tm.py). ONOS translates a
