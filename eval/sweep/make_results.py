@@ -279,7 +279,7 @@ def fig_mixes(mixes):
     ax.set_xticklabels([m[0] for m in MIXES], fontsize=7)
     ax.set_ylabel("JFI (%d flows)" % MIX_RUN["flows"])
     ax.set_ylim(0, 1.05)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, ncol=len(MIX_AQMS), loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
     ax.grid(alpha=0.3, axis="y")
     return save(fig, "eval-mixes.png")
 
@@ -294,7 +294,7 @@ def fig_asym(asym):
     ax.set_xticks([i + w * (len(ASYM_AQMS) - 1) / 2 for i in range(len(ASYM))])
     ax.set_xticklabels([a[0].replace(" vs ", "\nvs ") for a in ASYM], fontsize=6)
     ax.set_ylabel("minority goodput / fair share")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, ncol=len(ASYM_AQMS), loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
     ax.grid(alpha=0.3, axis="y")
     return save(fig, "eval-asymmetric.png")
 
