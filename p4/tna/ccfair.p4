@@ -128,6 +128,15 @@ control IngressPipe(inout ingress_headers_t hdr,
             hdr.shim.slot = md.slot;
             md.bridged.from_edge = 1;
         }
+        if (hdr.shim.isValid() && !hdr.ipv4.isValid() && md.role != ROLE_FABRIC &&
+                md.bridged.is_pkt_out == 0) {
+            // A host's shim over a payload that is not plain IPv4 (another
+            // ethertype, or IPv4 with options): nothing above overwrote it,
+            // and toward a fabric port the next switch would trust its group,
+            // slot and PV. Removed, as every shim from a host must be.
+            hdr.ethernet.ether_type = hdr.shim.ether_type;
+            hdr.shim.setInvalid();
+        }
         if (md.bridged.is_pkt_out == 0 && !hdr.update.isValid()) {
             queueing.apply(md, ig_tm_md);
         }
@@ -199,12 +208,7 @@ control EgressPipe(inout egress_headers_t hdr,
         }
         actions = { set_op; }
         const entries = {
-            (CPU_PORT, _, _, _, _, _) : set_op(0, CLS_NONE);
-            (_, 0, true, 0, _, _) : set_op(1, CLS_NONE);
-            (_, 0, true, 1, 1, _) : set_op(1, CLS_NEW);
-            (_, 0, true, 1, 0, 1) : set_op(1, CLS_END);
-            (_, 0, true, 1, 0, 0) : set_op(1, CLS_PKT);
-            (_, 0, true, 1, 0, INTERVAL_ACK) : set_op(1, CLS_NONE);   // a pure ACK
+#include "../shared/entries/egress_op.p4"
         }
         const default_action = set_op(0, CLS_NONE);
         size = 8;
@@ -236,11 +240,7 @@ control EgressPipe(inout egress_headers_t hdr,
         }
         actions = { out_drop; out_mark; out_pop; out_mark_pop; no_op; }
         const entries = {
-            (1, 1, _, _, _, _) : out_drop();
-            (1, _, 1, 0, _, _) : out_drop();
-            (1, _, _, _, 1, ROLE_EDGE) : out_mark_pop();
-            (1, _, _, _, 1, _) : out_mark();
-            (1, _, _, _, 0, ROLE_EDGE) : out_pop();
+#include "../shared/entries/egress_out.p4"
         }
         const default_action = no_op();
         size = 8;

@@ -12,10 +12,10 @@
 // warns where it places later (p4/RESOURCES.md has the outcome).
 #define AT_STAGE(n) @stage(n)
 #define STAGE_IG_SIG       2
-#define STAGE_IG_RTT       2
+#define STAGE_IG_RTT       3   // after STAGE_IG_SIG: rtt_op is keyed on its outcome
 #define STAGE_IG_GROUP     3
-#define STAGE_IG_DEADLINE  4
-#define STAGE_IG_COUNT     5
+#define STAGE_IG_DEADLINE  5
+#define STAGE_IG_COUNT     6
 #define STAGE_EG_QMAX      1
 #define STAGE_EG_RATE      2
 #define STAGE_EG_AGGR      3

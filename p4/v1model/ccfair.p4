@@ -120,6 +120,12 @@ control IngressPipe(inout headers_t hdr,
             hdr.shim.slot = lmd.ig.slot;
             lmd.ig.bridged.from_edge = 1;
         }
+        if (hdr.shim.isValid() && !hdr.ipv4.isValid() && lmd.ig.role != ROLE_FABRIC &&
+                lmd.ig.bridged.is_pkt_out == 0) {
+            // a host's shim over a payload that is not plain IPv4 (TNA IngressPipe)
+            hdr.ethernet.ether_type = hdr.shim.ether_type;
+            hdr.shim.setInvalid();
+        }
         if (lmd.ig.bridged.is_pkt_out == 0 && !hdr.update.isValid()) {
             queueing.apply(lmd.ig, lmd.ig_tm);
         }
@@ -188,12 +194,7 @@ control EgressPipe(inout headers_t hdr,
         }
         actions = { set_op; }
         const entries = {
-            (CPU_PORT, _, _, _, _, _) : set_op(0, CLS_NONE);
-            (_, 0, true, 0, _, _) : set_op(1, CLS_NONE);
-            (_, 0, true, 1, 1, _) : set_op(1, CLS_NEW);
-            (_, 0, true, 1, 0, 1) : set_op(1, CLS_END);
-            (_, 0, true, 1, 0, 0) : set_op(1, CLS_PKT);
-            (_, 0, true, 1, 0, INTERVAL_ACK) : set_op(1, CLS_NONE);   // a pure ACK
+#include "../shared/entries/egress_op.p4"
         }
         const default_action = set_op(0, CLS_NONE);
         size = 8;
@@ -222,11 +223,7 @@ control EgressPipe(inout headers_t hdr,
         }
         actions = { out_drop; out_mark; out_pop; out_mark_pop; no_op; }
         const entries = {
-            (1, 1, _, _, _, _) : out_drop();
-            (1, _, 1, 0, _, _) : out_drop();
-            (1, _, _, _, 1, ROLE_EDGE) : out_mark_pop();
-            (1, _, _, _, 1, _) : out_mark();
-            (1, _, _, _, 0, ROLE_EDGE) : out_pop();
+#include "../shared/entries/egress_out.p4"
         }
         const default_action = no_op();
         size = 8;

@@ -129,17 +129,34 @@ class NonIpCarriesNoShim(CcfairTest):
 
 @group("badinput")
 class ShimWithUnknownInnerTypeOnEdge(CcfairTest):
-    """A forged shim announcing a non-IPv4 payload on an edge port is stripped or dropped,
-    never forwarded with the forged shim."""
+    """A forged shim from a host over a payload that is not plain IPv4 (another ethertype, or
+    IPv4 with options, which the program handles as non-IP) is removed at the edge: toward a
+    fabric port the packet leaves as the host's payload alone, never with the forged shim that
+    the next switch would trust (group, slot, PV 65535). Toward an edge port egress pops any
+    shim anyway, so the fabric port is what tells."""
 
     def runTest(self):
         p1, p2 = self.ports[0], self.ports[1]
         self.forward_pair(p1, p2)
-        forged = K.Ether(src=K.HOST_MAC[0], dst=K.HOST_MAC[1], type=K.SHIM_ETHERTYPE) / K.CcfairShim(
-            pv=65535, group=7, slot=1, ether_type=0x1234) / K.Raw(b"\x42" * 50)
-        self.send(p1, forged)
-        for p in self.recv_all(p2, 1.0):
-            self.assertFalse(p.haslayer(K.CcfairShim), "forged shim forwarded from an edge port")
+        p3 = self.ports[2]
+        self.fabric_port(p3)
+        self.l2(2, p3)
+
+        def forged(dst, inner_type, payload):
+            return K.Ether(bytes(K.Ether(src=K.HOST_MAC[0], dst=K.HOST_MAC[dst], type=K.SHIM_ETHERTYPE) /
+                                 K.CcfairShim(pv=65535, group=7, slot=1, ether_type=inner_type) / payload))
+
+        raw = K.Raw(b"\x42" * 50)
+        opts = K.IP(src=K.HOST_IP[0], dst=K.HOST_IP[2], ttl=64, id=0,
+                    options=[K.IPOption(b"\x01\x01\x01\x00")]) / K.TCP(sport=49013, dport=80, flags="A") / \
+            K.Raw(b"\x00" * 20)
+        for inner_type, payload in ((0x1234, raw), (0x0800, opts)):
+            self.send(p1, forged(2, inner_type, payload))
+            plain = K.Ether(bytes(K.Ether(src=K.HOST_MAC[0], dst=K.HOST_MAC[2], type=inner_type) / payload))
+            self.expect(plain, p3)
+            self.send(p1, forged(1, inner_type, payload))
+            for p in self.recv_all(p2, 0.5):
+                self.assertFalse(p.haslayer(K.CcfairShim), "forged shim forwarded to an edge port")
         ok = K.udp(0, 1)
         self.send(p1, ok)
         self.expect(ok, p2)

@@ -90,9 +90,10 @@ class DistinctFlowsDistinctSlots(CcfairTest):
 @group("flow")
 class CollisionsCountedAndDefaultGroup(CcfairTest):
     """A flow whose slot is held by another live flow is counted as a collision, creates no
-    flow and is sent in the default group (ant); once the holder has been idle longer than the
-    expiry, the slot is claimed again. The two flows are found offline: source ports whose
-    5-tuples hash to the same slot with different signatures."""
+    flow and is sent in the default group (ant), and leaves the holder's RTT register alone
+    (its SYN used to overwrite the holder's pending SYN time or sample); once the holder has
+    been idle longer than the expiry, the slot is claimed again. The two flows are found
+    offline: source ports whose 5-tuples hash to the same slot with different signatures."""
 
     def runTest(self):
         p1, p2 = self.ports[0], self.ports[1]
@@ -103,8 +104,12 @@ class CollisionsCountedAndDefaultGroup(CcfairTest):
         self.expect(a.syn(), p2)
         fid = self.new_flow_id(a)
         c0, ant0, e0 = self.untracked(C.UNTRACKED_COLLISION), self.pg(PKTS, p2, ant)[0], self.flows_entered(p2)
+        rtt0 = self.read_register(IG + ".flow_tracker.flow_rtt", fid)
+        time.sleep(0.01)                 # the collider's SYN time differs from the holder's
         self.send(p1, b.syn())
         self.expect(b.syn(), p2)
+        self.assertEqual(self.read_register(IG + ".flow_tracker.flow_rtt", fid), rtt0,
+                         "the colliding flow's SYN wrote the holder's RTT register")
         self.assertEqual(self.untracked(C.UNTRACKED_COLLISION) - c0, 1, "collision not counted")
         self.assertEqual(self.pg(PKTS, p2, ant)[0] - ant0, 1, "the colliding flow was not sent as ant")
         self.assertEqual(self.flows_entered(p2), e0, "the colliding flow was counted as a new flow")

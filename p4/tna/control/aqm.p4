@@ -226,12 +226,7 @@ control Aqm(inout egress_headers_t hdr,
         }
         actions = { pass; limit_drop; pv_drop; pv_mark; }
         const entries = {
-            (0, 0, _, _, _) : pass();                   // under the limit, PV >= CTV
-            (0, _, false, _, _) : pv_drop();            // PV < CTV, not IPv4
-            (0, _, true, 0, _) : pv_drop();             // PV < CTV, not ECN-capable
-            (0, _, true, _, 0) : pv_drop();             // PV < CTV, ECN off for the queue
-            (0, _, true, _, _) : pv_mark();             // PV < CTV, ECT: CE instead
-            (_, _, _, _, _) : limit_drop();             // over the buffer limit
+#include "../../shared/entries/aqm_verdict.p4"
         }
         // An entry, not the default: its counter index needs the hash unit.
         const default_action = pass();

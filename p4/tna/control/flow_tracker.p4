@@ -134,8 +134,10 @@ control FlowTracker(inout ingress_headers_t hdr,
         // Both directions of a connection give the same tuple.
         md.ip_lo = min(hdr.ipv4.src_addr, hdr.ipv4.dst_addr);
         md.ip_hi = max(hdr.ipv4.src_addr, hdr.ipv4.dst_addr);
-        md.port_lo = min(hdr.tcp.src_port, hdr.tcp.dst_port);
-        md.port_hi = max(hdr.tcp.src_port, hdr.tcp.dst_port);
+        // The parser's L4 ports (TCP or UDP, else 0): an untracked UDP flow's
+        // queue slot comes from its own ports, not from an invalid TCP header.
+        md.port_lo = min(md.l4_sport, md.l4_dport);
+        md.port_hi = max(md.l4_sport, md.l4_dport);
     }
     // Two actions: an action gets 32 bits of hash output.
     action hash_idx() {
@@ -163,9 +165,7 @@ control FlowTracker(inout ingress_headers_t hdr,
         key = { md.rtt_raw: ternary; }
         actions = { use_default_rtt; use_min_rtt; clamp_rtt; }
         const entries = {
-            0 &&& 0xffffffff : use_default_rtt();   // no handshake seen
-            RTT_PENDING &&& RTT_PENDING : use_default_rtt();  // SYN seen, no sample yet
-            0 &&& 0xffffff80 : use_min_rtt();
+#include "../../shared/entries/rtt_fix.p4"
         }
         const default_action = clamp_rtt();
         size = 4;
@@ -183,10 +183,7 @@ control FlowTracker(inout ingress_headers_t hdr,
         }
         actions = { set_pure_ack; no_pure_ack; }
         const entries = {
-            (5, 40) : set_pure_ack(); (6, 44) : set_pure_ack(); (7, 48) : set_pure_ack();
-            (8, 52) : set_pure_ack(); (9, 56) : set_pure_ack(); (10, 60) : set_pure_ack();
-            (11, 64) : set_pure_ack(); (12, 68) : set_pure_ack(); (13, 72) : set_pure_ack();
-            (14, 76) : set_pure_ack(); (15, 80) : set_pure_ack();
+#include "../../shared/entries/pure_ack.p4"
         }
         const default_action = no_pure_ack();
         size = 16;
@@ -198,19 +195,24 @@ control FlowTracker(inout ingress_headers_t hdr,
     @hidden action rtt_syn_op() { md.rtt_raw = rtt_syn.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]); }
     @hidden action rtt_read_op() { md.rtt_raw = rtt_read.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]); }
     @hidden action rtt_sample_op() { md.rtt_raw = rtt_sample.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]); }
+    // After the signature check: a colliding flow (trk 0) must not write the
+    // holder's RTT (its SYN stored its own time there, its other packets
+    // completed the holder's pending sample).
     AT_STAGE(STAGE_IG_RTT) @hidden
     table rtt_op {
         key = {
             md.track: exact;
             hdr.tcp.isValid(): exact;
+            md.trk: ternary;
             md.syn_only: ternary;
             md.syn_ack: ternary;
         }
         actions = { rtt_syn_op; rtt_read_op; rtt_sample_op; no_op; }
         const entries = {
-            (1, true, 1, _) : rtt_syn_op();
-            (1, true, 0, 1) : rtt_read_op();
-            (1, true, 0, 0) : rtt_sample_op();
+            (1, true, TRK_COLLIDE &&& 0xFFFF, _, _) : no_op();
+            (1, true, _, 1, _) : rtt_syn_op();
+            (1, true, _, 0, 1) : rtt_read_op();
+            (1, true, _, 0, 0) : rtt_sample_op();
         }
         const default_action = no_op();
         size = 4;

@@ -117,12 +117,7 @@ control Aqm(inout headers_t hdr,
         }
         actions = { pass; limit_drop; pv_drop; pv_mark; }
         const entries = {
-            (0, 0, _, _, _) : pass();
-            (0, _, false, _, _) : pv_drop();
-            (0, _, true, 0, _) : pv_drop();
-            (0, _, true, _, 0) : pv_drop();
-            (0, _, true, _, _) : pv_mark();
-            (_, _, _, _, _) : limit_drop();
+#include "../../shared/entries/aqm_verdict.p4"
         }
         const default_action = pass();
         size = 8;

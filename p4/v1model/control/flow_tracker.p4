@@ -94,8 +94,9 @@ control FlowTracker(inout headers_t hdr,
     action symmetric() {
         md.ip_lo = hdr.ipv4.src_addr < hdr.ipv4.dst_addr ? hdr.ipv4.src_addr : hdr.ipv4.dst_addr;
         md.ip_hi = hdr.ipv4.src_addr < hdr.ipv4.dst_addr ? hdr.ipv4.dst_addr : hdr.ipv4.src_addr;
-        md.port_lo = hdr.tcp.src_port < hdr.tcp.dst_port ? hdr.tcp.src_port : hdr.tcp.dst_port;
-        md.port_hi = hdr.tcp.src_port < hdr.tcp.dst_port ? hdr.tcp.dst_port : hdr.tcp.src_port;
+        // the parser's L4 ports, TCP or UDP (TNA symmetric)
+        md.port_lo = md.l4_sport < md.l4_dport ? md.l4_sport : md.l4_dport;
+        md.port_hi = md.l4_sport < md.l4_dport ? md.l4_dport : md.l4_sport;
     }
     action hash_idx() {
         hash(md.bridged.flow_idx, HashAlgorithm.crc32, 32w0,
@@ -122,9 +123,7 @@ control FlowTracker(inout headers_t hdr,
         key = { md.rtt_raw: ternary; }
         actions = { use_default_rtt; use_min_rtt; clamp_rtt; }
         const entries = {
-            0 &&& 0xffffffff : use_default_rtt();
-            RTT_PENDING &&& RTT_PENDING : use_default_rtt();
-            0 &&& 0xffffff80 : use_min_rtt();
+#include "../../shared/entries/rtt_fix.p4"
         }
         const default_action = clamp_rtt();
         size = 4;
@@ -139,10 +138,7 @@ control FlowTracker(inout headers_t hdr,
         }
         actions = { set_pure_ack; no_pure_ack; }
         const entries = {
-            (5, 40) : set_pure_ack(); (6, 44) : set_pure_ack(); (7, 48) : set_pure_ack();
-            (8, 52) : set_pure_ack(); (9, 56) : set_pure_ack(); (10, 60) : set_pure_ack();
-            (11, 64) : set_pure_ack(); (12, 68) : set_pure_ack(); (13, 72) : set_pure_ack();
-            (14, 76) : set_pure_ack(); (15, 80) : set_pure_ack();
+#include "../../shared/entries/pure_ack.p4"
         }
         const default_action = no_pure_ack();
         size = 16;
@@ -164,8 +160,8 @@ control FlowTracker(inout headers_t hdr,
         if (md.track == 1 && hdr.tcp.isValid()) {
             sig_check();
         }
-        // rtt_op
-        if (md.track == 1 && hdr.tcp.isValid()) {
+        // rtt_op: not for a colliding flow (TNA rtt_op)
+        if (md.track == 1 && hdr.tcp.isValid() && md.trk != TRK_COLLIDE) {
             if (md.syn_only == 1) {
                 rtt_syn();
             } else if (md.syn_ack == 1) {
