@@ -120,7 +120,9 @@ def entries_group(p):
 
     rows = []  # (sparse_gap, ss_state, t_mm, family, band) as (value, mask) pairs; priority = order
     any_ = (0, 0)
-    rows.append(((0, 0xFFFF), any_, any_, any_, any_, ant))
+    # Only a flow still in slow start (state 0, SS_ACTIVE) becomes an ant: a long-lived flow with
+    # a sparse interval (many flows, a short RTT) keeps its group instead of flapping to ant.
+    rows.append(((0, 0xFFFF), (0, 0xFFFF), any_, any_, any_, ant))
     rows.append((any_, (0, 0xFFFF), any_, any_, any_, mouse))
     for f in range(3):
         for b in range(k):

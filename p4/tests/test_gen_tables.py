@@ -104,7 +104,10 @@ class GeneratedTables(unittest.TestCase):
         k = p["groups"]["k"]
         g = lambda fam, sub: P.group_id(p, fam, sub)  # noqa: E731
         # (sparse_gap, ss_state, t_mm, family, band)
-        self.assertEqual(lookup(rows, 0, 1, 0, 0, 0)[1][0], p["groups"]["ant"])
+        self.assertEqual(lookup(rows, 0, 0, 0, 0, 0)[1][0], p["groups"]["ant"])
+        # a sparse interval of a long-lived flow (slow start done or ended now) keeps its group
+        self.assertEqual(lookup(rows, 0, 1, 0, 0, 0)[1][0], g("delay", 0))
+        self.assertEqual(lookup(rows, 0, 2, 0, 2, 1)[1][0], g("loss", 1))
         self.assertEqual(lookup(rows, 5, 0, 0, 2, 0)[1][0], p["groups"]["mouse"])
         for band in range(k):
             self.assertEqual(lookup(rows, 5, 1, 0, 0, band)[1][0], g("delay", band))

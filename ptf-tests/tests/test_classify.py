@@ -203,6 +203,22 @@ class SlowStartEndsByRateDrop(_Classify):
         self.assertEqual(self.pg_packets(DROPS, self.out_port) - d0, 0)
 
 
+@group("classify")
+class LongLivedSparseIntervalKeepsGroup(_Classify):
+    """A long-lived flow (slow start ended: delay-based) keeps its group through an interval with
+    a single data packet (ant_max_pkts or fewer: many flows, a short RTT), and after it. Only a
+    flow still in slow start becomes an ant; the rule used to apply to every flow, so long-lived
+    flows flapped to ant and back at high flow counts (issue 14, defect 5)."""
+
+    def runTest(self):
+        mouse, delay0 = self.group_id("mouse"), self.group_id("delay", 0)
+        self.setup_path(self.ports[1])
+        self.open_flow(K.Flow(0, 1, 43050))
+        self.run_intervals([2, 8, 16, 8, 1, 8, 1], [mouse, mouse, mouse, delay0, delay0, delay0],
+                           "4, 8, 16, 8, then 1 and 8 packets")
+        self.finish(delay0)
+
+
 class _SlowStartByBdp(_Classify):
     """A mouse with 4, 4, then 8 packets per interval, the port's fair rate between the rates of
     4 and 8 packets per RTT (the switch's measured RTT; 8 packets is 19 units = ~5 rate bins

@@ -316,13 +316,21 @@ control Classifier(inout egress_headers_t hdr,
     @hidden action ss_end_op() {
         md.ss_state = ss_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
     }
+    @hidden action ss_hold_op() { md.ss_state = SS_ACTIVE; }
+    // An ant (queued as one) holds its slow-start state: sparse intervals say
+    // nothing about slow start, and an ant that sends more becomes a mouse
+    // again (group_of), as in the model.
     AT_STAGE(STAGE_EG_SS) @hidden
     table ss_op {
-        key = { md.cls_op: exact; }
-        actions = { ss_reset_op; ss_end_op; no_op; }
+        key = {
+            md.cls_op: exact;
+            hdr.bridged.group: ternary;
+        }
+        actions = { ss_reset_op; ss_end_op; ss_hold_op; no_op; }
         const entries = {
-            CLS_NEW : ss_reset_op();
-            CLS_END : ss_end_op();
+            (CLS_NEW, _) : ss_reset_op();
+            (CLS_END, GROUP_ANT) : ss_hold_op();
+            (CLS_END, _) : ss_end_op();
         }
         const default_action = no_op();
         size = 4;

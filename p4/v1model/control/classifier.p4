@@ -222,7 +222,11 @@ control Classifier(inout headers_t hdr,
             aggr_reset();
         } else if (md.cls_op == CLS_END) {
             bwest_end();
-            ss_end();
+            if (hdr.bridged.group == GROUP_ANT) {
+                md.ss_state = SS_ACTIVE;   // an ant holds its slow-start state (TNA ss_op)
+            } else {
+                ss_end();
+            }
             aggr_end();
         }
         md.t_mm = md.bw_count |-| md.m_m1;
