@@ -158,6 +158,21 @@ class CcfairTest(BaseTest):
         self._written.extend(tes)
         return tes
 
+    def entry_action(self, table, match):
+        """Read back from the switch: the action id of `table`'s entry whose match is `match`
+        (given as to insert; values compared as numbers, whatever byte form the server returns),
+        or None if the table has no such entry."""
+        def key(te):
+            out = []
+            for m in te.match:
+                kind = m.WhichOneof("field_match_type")
+                out.append((m.field_id, kind, tuple(sorted(
+                    (f.name, p4rt.decode(v) if isinstance(v, bytes) else v) for f, v in getattr(m, kind).ListFields()))))
+            return sorted(out)
+        t = self.name("table", table)
+        want = key(self.sw.table_entry(t, match))
+        return next((te.action.action.action_id for te in self.sw.read_table(t) if key(te) == want), None)
+
     def write_register(self, reg, index, value):
         """Write a cell: an int, or for a struct register (contract.REGISTER_FIELDS) the list of its
         members in order, packed as read_register unpacks them (first member highest)."""
