@@ -166,7 +166,7 @@ class UpdateFrameFromWireIgnored(CcfairTest):
         e0, l0 = self.flows_entered(p2, loss), self.pg(IG + ".update.pg_flow_leave", p2, self.group_id("mouse"))[0]
         for port in (p1, p2):
             self.send(port, upd)
-        self.expect_none(timeout=0.5)
+        self.expect_none()
         self.assertEqual(self.read_register(IG + ".flow_tracker.flow_group", fid), word,
                          "an update from the wire changed the flow's group word")
         self.assertEqual(self.flows_entered(p2, loss), e0)
