@@ -12,7 +12,8 @@ import unittest
 import pytest
 
 import bmv2
-from conftest import report
+import p4rt
+from conftest import REPO, report
 from test_ptf_suite import _load
 
 PARAMS = {"update": {"mirror_session_base": 1, "recirc_port_bmv2": 68, "truncate_bytes": 64},
@@ -251,3 +252,31 @@ def test_tna_only_skips_on_bmv2_with_the_skipped_line(base, capfd):
     lines = capfd.readouterr().out.splitlines()
     assert "SKIPPED: %s on bmv2 (needs the TM's queue depth)" % t in lines
     assert str(t).endswith("CcfairTest")  # the PTF test name, without unittest's .runTest
+
+
+class ReadBackTables(p4rt.Client):
+    """The P4Runtime client's entry builder without a connection, and a read that returns the
+    entries it holds, their match values in the byte form a server may use (full width)."""
+
+    def __init__(self, info):  # no channel: nothing here talks to a switch
+        self.info, self.entries = info, []
+
+    def read_table(self, table):
+        return [te for te in self.entries if te.table_id == self.info.id("table", table)]
+
+
+def test_entry_action_reads_an_entry_back_whatever_its_byte_form(base):
+    from p4info import P4Info
+    mod, t, _ = base
+    t.info = P4Info.from_file(os.path.join(REPO, "p4", "p4info", "bmv2", "p4info.txt"))
+    t.sw = ReadBackTables(t.info)
+    l2, lpm, drop = mod.IG + ".forwarding.l2_exact", mod.IG + ".forwarding.routing_v4", mod.IG + ".forwarding.drop"
+    mac = "00:00:00:00:00:04"
+    te = t.sw.table_entry(l2, {"eth_dst": mac}, drop)
+    te.match[0].exact.value = bytes(6)[:5] + b"\x04"           # padded to 48 bits, as a server may return it
+    t.sw.entries.append(te)
+    t.sw.entries.append(t.sw.table_entry(lpm, {"ipv4_dst": ("10.0.66.0", 24)}, drop))
+    assert t.entry_action(l2, {"eth_dst": mac}) == t.info.id("action", drop)
+    assert t.entry_action(l2, {"eth_dst": "00:00:00:00:00:05"}) is None
+    assert t.entry_action(lpm, {"ipv4_dst": ("10.0.66.0", 24)}) == t.info.id("action", drop)
+    assert t.entry_action(lpm, {"ipv4_dst": ("10.0.66.0", 23)}) is None

@@ -164,3 +164,54 @@ def test_module_attributes_and_base_methods_exist():
                         assert hasattr(cls, node.attr) or node.attr in instance_attrs, \
                             "%s.%s uses self.%s, defined nowhere" % (modname, cname, node.attr)
     assert issubclass(base_test.CcfairTest, object)
+
+
+def _literal_flows(node, env):
+    """(a, b, sport, dport) of every K.Flow(...) under `node` whose arguments are constants."""
+    import packets as K
+    default_dport = inspect.signature(K.Flow).parameters["dport"].default
+    for n in ast.walk(node):
+        if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "Flow"
+                and isinstance(n.func.value, ast.Name) and n.func.value.id == "K" and len(n.args) >= 3):
+            continue
+        args = [_const(a, env) for a in n.args[:4]]
+        kw = {k.arg: _const(k.value, env) for k in n.keywords}
+        vals = args[:3] + [args[3] if len(args) > 3 else kw.get("dport", default_dport)]
+        if all(isinstance(v, int) for v in vals):
+            yield tuple(vals)
+
+
+def test_no_two_tests_share_a_tcp_flow():
+    """Registers outlive a test: two tests that start the same 5-tuple, or two 5-tuples in one
+    slot, see each other's flow state (for 17.2 s aliases of the last-seen clock even after it
+    expired). Checks every K.Flow with constant arguments (a helper class's count for each test
+    deriving from it), the SPORT..SPORT+9 a test class reserves (test_aqm's congest), and
+    wait_claimable's probe; flows built from variables (loops, the colliding pair) are not seen."""
+    import flowhash
+    import packets as K
+    from ccfair import params as P
+    tests = [(m, n, c) for m, n, c in _test_classes()]
+    owners = {}                                   # (a, b, sport, dport) -> {test}
+    for modname, tree, env in _sources():
+        for cnode in (n for n in tree.body if isinstance(n, ast.ClassDef)):
+            cls = env[cnode.name]
+            users = {"%s.%s" % (m, n) for m, n, c in tests if issubclass(c, cls)}
+            for t in _literal_flows(cnode, env):
+                owners.setdefault(t, set()).update(users)
+    for m, n, c in tests:
+        if getattr(c, "SPORT", None) is not None:
+            for r in range(10):
+                owners.setdefault((0, 1, c.SPORT + r, 5001), set()).add("%s.%s" % (m, n))
+    owners.setdefault((14, 15, 9, 9), set()).add("base_test.wait_claimable")
+    shared = {t: sorted(u) for t, u in owners.items() if len(u) > 1}
+    assert not shared, "5-tuples (host a, host b, sport, dport) used by more than one test: %s" % shared
+    assert len(owners) > 40, "only %d flows found: the scan is broken" % len(owners)
+    sizes = {p["flows_per_pipe"] for p in P.load()["targets"]["profiles"].values()}
+    for size in sizes:
+        slots = {}
+        for (a, b, sp, dp), users in owners.items():
+            idx = flowhash.flow_index(K.HOST_IP[a], K.HOST_IP[b], sp, dp, (size - 1).bit_length())
+            slots.setdefault(idx, set()).update(users)
+            if len(slots[idx]) > 1:
+                pytest.fail("slot %d (of %d) holds flows of %s" % (idx, size, sorted(slots[idx])))
+    report("PTF flows: %d constant 5-tuples, each used by one test, in slots of their own" % len(owners))

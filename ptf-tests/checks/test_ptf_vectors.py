@@ -213,6 +213,51 @@ def test_a_long_burst_raises_the_scale_to_end_clear_of_its_interval():
     assert not any(p.rollover for p in plan.packets)
 
 
+def test_paced_roll_overs_that_differ_from_the_vector_skip_the_flows_interval_checks():
+    """The expectations follow the vector's times, the switch sees the paced ones: where the scale
+    cannot rise far enough (here flow.max_rtt_us bounds it) and a paced burst crosses its interval
+    end, the flow's interval counters and the checks decided at interval ends are skipped, with a
+    note, and what does not depend on them (the RTT) is still checked."""
+    vec = copy.deepcopy(BASE)
+    vec["config"]["default_rtt_us"] = 20000
+    vec["steps"] = [{"t_us": 0, "flow": "A", "repeat": 200, "every_us": 0, "size": 1500, "payload": 1448,
+                     "drain": True, "expect": {"group": "mouse"}},
+                    {"op": "check", "t_us": 15000, "flow": "A", "expect": {"interval_pkts": 200,
+                                                                           "rtt_us": [20000, 20000]}}]
+    plan = _plan(vec)            # 200 packets 5 ms apart take 995 ms; the scale stops below 47.5 (max RTT)
+    assert not any(p.rollover for p in plan.packets)              # in vector time: one interval
+    assert 20000 * plan.scale < plan.packets[-1].t               # paced: the burst outlasts it
+    assert plan.paced_apart == {"A"}
+    assert any("flow A's paced packets end intervals elsewhere" in n for n in plan.notes)
+    assert all(p.counters is None for p in plan.packets)
+    assert {(w, what) for w, what, why in plan.unsupported if why == V._PACED_APART} == {(0, "group"),
+                                                                                        (1, "interval_pkts")}
+    assert [a["checks"] for _, k, a in plan.actions if k == "check"] == [{"rtt_us": [20000, 20000]}]
+
+
+def test_paced_roll_overs_are_compared_and_agree_where_the_scale_suffices():
+    vec = copy.deepcopy(BASE)
+    vec["config"]["default_rtt_us"] = 20000
+    vec["steps"] = [{"t_us": 0, "flow": "A", "repeat": 30, "every_us": 0, "size": 1500, "payload": 1448,
+                     "drain": True},
+                    {"t_us": 30000, "flow": "A", "size": 1500, "payload": 1448, "drain": True,
+                     "expect": {"group": "mouse"}}]
+    plan = _plan(vec)
+    assert plan.packets[-1].rollover and plan.paced_apart == set()
+    assert all(p.counters is not None for p in plan.packets)
+
+
+def test_pure_acks_need_no_margin_to_interval_ends():
+    """A pure ACK ends no interval (INTERVAL_ACK): one at the deadline neither counts as too close
+    nor raises the time scale."""
+    vec = copy.deepcopy(BASE)
+    vec["steps"] = [{"t_us": 0, "flow": "A", "size": 1500, "payload": 1448, "drain": True},
+                    {"t_us": 10100, "flow": "A", "size": 52, "payload": 0, "drain": True},
+                    {"t_us": 12000, "flow": "A", "size": 1500, "payload": 1448, "drain": True}]
+    assert [(p.k, d) for p, d, _r in V.margins(vec, PARAMS)] == [(2, 2000)]
+    assert _plan(vec).scale == pytest.approx(_bins(V.MIN_MARGIN_REAL_US / 2000.0))    # not 400 for the ACK
+
+
 def test_registers_are_not_read_when_the_next_packet_leaves_too_soon():
     vec = copy.deepcopy(BASE)
     vec["steps"] = [

@@ -48,6 +48,11 @@ def param(name, default=None):
 
 class CcfairTest(BaseTest):
     """P4Runtime-driven test on one switch; subclasses implement runTest."""
+    # A wrongly forwarded packet can come out late (tofino-model takes far longer than PTF's
+    # 0.1 s default), so a negative check waits this long.
+    NEGATIVE_TIMEOUT_S = 1.0
+    # wait_claimable leaves this long before the next empty-slot blind window: a test's set-up.
+    CLAIM_AHEAD_S = 2.0
 
     def setUp(self):
         BaseTest.setUp(self)
@@ -158,6 +163,21 @@ class CcfairTest(BaseTest):
         self._written.extend(tes)
         return tes
 
+    def entry_action(self, table, match):
+        """Read back from the switch: the action id of `table`'s entry whose match is `match`
+        (given as to insert; values compared as numbers, whatever byte form the server returns),
+        or None if the table has no such entry."""
+        def key(te):
+            out = []
+            for m in te.match:
+                kind = m.WhichOneof("field_match_type")
+                out.append((m.field_id, kind, tuple(sorted(
+                    (f.name, p4rt.decode(v) if isinstance(v, bytes) else v) for f, v in getattr(m, kind).ListFields()))))
+            return sorted(out)
+        t = self.name("table", table)
+        want = key(self.sw.table_entry(t, match))
+        return next((te.action.action.action_id for te in self.sw.read_table(t) if key(te) == want), None)
+
     def write_register(self, reg, index, value):
         """Write a cell: an int, or for a struct register (contract.REGISTER_FIELDS) the list of its
         members in order, packed as read_register unpacks them (first member highest)."""
@@ -214,7 +234,8 @@ class CcfairTest(BaseTest):
         tu.verify_packet(self, pkt, port, timeout=timeout)
 
     def expect_none(self, timeout=None):
-        tu.verify_no_other_packets(self, timeout=timeout)
+        """No packet on any port within `timeout` s (default NEGATIVE_TIMEOUT_S)."""
+        tu.verify_no_other_packets(self, timeout=self.NEGATIVE_TIMEOUT_S if timeout is None else timeout)
 
     def recv(self, port, timeout=1.0):
         """The next frame out of `port` as Scapy Ether, or None after `timeout`."""
@@ -354,20 +375,6 @@ class CcfairTest(BaseTest):
         v = self.read_register(IG + ".flow_tracker.flow_group", flow_id)
         return v >> 15, (v >> 5) & 0x1FF, v & 0x1F
 
-    def drive(self, port, flow, counts, rtt_us, size=1000, out_port=None, seq=1):
-        """Send counts[i] data packets of `flow` in interval i, intervals 1.2 RTT apart (the RTT the
-        switch measured). The last interval stays open: it ends with the next packet of the flow,
-        so a later drive() adds its first count to it. Returns the next sequence number."""
-        for i, n in enumerate(counts):
-            if i:
-                time.sleep(rtt_us * 1.2e-6)
-            for _ in range(n):
-                self.send(port, flow.data(size, seq=seq))
-                seq += size
-            if out_port is not None:
-                self.recv_all(out_port, timeout=0.05)
-        return seq
-
     def forward_pair(self, a_port, b_port, a=0, b=1, default_rtt_us=None):
         """Hosts a on a_port and b on b_port, both edge, bridged both ways."""
         for port in (a_port, b_port):
@@ -391,10 +398,13 @@ class CcfairTest(BaseTest):
         (flow.idle_intervals_to_expire x flow.default_rtt_us) after each wrap of that clock an empty
         slot looks busy and a new flow's packets are counted collisions (docs/dataplane.md, Flow
         tracking). The switch's clock is read from the pending SYN time a probe SYN (host 14 to
-        15, entering on `port`, an edge port: ports[0] by default) leaves in its slot. Call it
-        right before the first packet of a flow the test needs tracked."""
+        15, entering on `port`, an edge port: ports[0] by default) leaves in its slot.
+        On return the next window is at least CLAIM_AHEAD_S away. setUp calls it, so a flow whose
+        first packet follows setUp within CLAIM_AHEAD_S (the test's entries and clear_slot first)
+        needs no second call; a flow that may start later needs one right before its first
+        packet."""
         f = self.params["flow"]
-        cycle, margin = 1 << 34, 50e6
+        cycle, margin, ahead = 1 << 34, 50e6, self.CLAIM_AHEAD_S * 1e9
         window = f["idle_intervals_to_expire"] * f["default_rtt_us"] * 1000.0 + (1 << 20)
         probe = K.Flow(14, 15, 9, 9)
         idx = self.flow_id(probe)
@@ -411,5 +421,5 @@ class CcfairTest(BaseTest):
         phase = ((v & 0x7FFFFFFF) * 1024 + (time.time() - sent) * 1e9) % cycle
         if phase < window + margin:
             time.sleep((window + margin - phase) / 1e9)
-        elif phase > cycle - margin:
+        elif phase > cycle - ahead:
             time.sleep((cycle - phase + window + margin) / 1e9)

@@ -44,11 +44,12 @@ class NewTcpFlowIsMouse(CcfairTest):
 @group("flow")
 class SymmetricFlowId(CcfairTest):
     """Data and ACKs of one connection share a slot: the reverse direction creates no flow
-    and is counted in the same slot's interval."""
+    and is counted in the same slot's interval. The ports' default RTT is 1 s, so the SYN's
+    interval outlasts the reads between SYN and SYN-ACK however slow the target is."""
 
     def runTest(self):
         p1, p2 = self.ports[0], self.ports[1]
-        self.forward_pair(p1, p2)
+        self.forward_pair(p1, p2, default_rtt_us=1000000)  # the SYN-ACK must not end the SYN's interval
         f = K.Flow(0, 1, 41001)
         self.send(p1, f.syn())
         self.expect(f.syn(), p2)

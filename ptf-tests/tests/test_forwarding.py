@@ -40,14 +40,26 @@ class L2MissDropped(CcfairTest):
 
 @group("l2")
 class L2DropAction(CcfairTest):
-    """l2_exact's drop action drops."""
+    """l2_exact's drop action: the switch accepts the entry and reads it back with action drop,
+    and host 3's packet, which the same entry with set_egress_port sent to port 2 just before,
+    now leaves no port. That is all a packet can show: a packet with no egress port is dropped
+    anyway, so drop and nop (or a miss) give the same outcome here; only an ACL punt_to_cpu
+    of the same packet would tell them apart (forwarding's drop_ctl survives the punt), which
+    docs/dataplane.md does not specify and this test does not pin."""
 
     def runTest(self):
         p1, p2 = self.ports[0], self.ports[1]
         self.forward_pair(p1, p2)
-        self.insert(FWD + ".l2_exact", {"eth_dst": K.HOST_MAC[3]}, FWD + ".drop")
-        self.send(p1, K.udp(0, 3))
-        self.expect_none()
+        match = {"eth_dst": K.HOST_MAC[3]}
+        self.insert(FWD + ".l2_exact", match, FWD + ".set_egress_port", {"port": p2})
+        pkt = K.udp(0, 3)
+        self.send(p1, pkt)
+        self.expect(pkt, p2)  # the control: with a port the entry forwards
+        self.insert(FWD + ".l2_exact", match, FWD + ".drop", modify=True)
+        self.assertEqual(self.entry_action(FWD + ".l2_exact", match), self.info.id("action", FWD + ".drop"),
+                         "the l2_exact entry does not read back with action drop")
+        self.send(p1, pkt)
+        self.expect_none()  # not to port 2 (or any other): drop sets no port
         ok = K.udp(0, 1)
         self.send(p1, ok)
         self.expect(ok, p2)
@@ -137,16 +149,23 @@ class Ipv4NotMyStationIsBridged(_Routed):
 
 @group("ipv4")
 class Ipv4RouteDropAction(_Routed):
-    """routing_v4's drop action drops."""
+    """routing_v4's drop action: the switch accepts a /24 drop entry and reads it back with
+    action drop, and a packet to that /24 leaves no port, although the /8 under it routes to
+    port 2 (so the /24 entry won the lookup and did not forward). That is all a packet can
+    show: a routed packet with no egress port is dropped anyway, so drop and nop give the same
+    outcome here (see L2DropAction; the longest-prefix choice itself is Ipv4LongestPrefixWins)."""
 
     def runTest(self):
         p2 = self.ports[1]
         self.route_setup(p2)
-        self.insert(FWD + ".routing_v4", {"ipv4_dst": ("10.0.66.0", 24)}, FWD + ".drop")
+        match = {"ipv4_dst": ("10.0.66.0", 24)}
+        self.insert(FWD + ".routing_v4", match, FWD + ".drop")
         self.insert(FWD + ".routing_v4", {"ipv4_dst": ("10.0.0.0", 8)}, FWD + ".route",
                     {"port": p2, "smac": K.ROUTER_MAC, "dmac": K.HOST_MAC[9]})
+        self.assertEqual(self.entry_action(FWD + ".routing_v4", match), self.info.id("action", FWD + ".drop"),
+                         "the routing_v4 /24 entry does not read back with action drop")
         self.send(self.ports[0], self.routed_pkt("10.0.66.1"))
-        self.expect_none()
+        self.expect_none()  # not to port 2 (the /8's port) or any other
         ok = self.routed_pkt("10.0.67.1")
         self.send(self.ports[0], ok)
         self.expect(self.expected(ok, K.ROUTER_MAC, K.HOST_MAC[9]), p2)

@@ -32,7 +32,7 @@ class PvFromGroupTvf(_Marking):
         self.send(p1, K.udp(0, 1))
         s = self.shim_of(p3)
         self.assertEqual((s.group, s.pv), (self.group_id("ant"), pv_of_group(self.group_id("ant"))))
-        self.send(p1, K.Flow(0, 1, 44000).syn())
+        self.send(p1, K.Flow(0, 1, 44001).syn())
         s = self.shim_of(p3)
         self.assertEqual((s.group, s.pv), (self.group_id("mouse"), pv_of_group(self.group_id("mouse"))))
 

@@ -18,7 +18,9 @@ QMAP, SET_QUEUE = IG + ".queueing.queue_map", IG + ".queueing.set_queue"
 class QueueMapBySlot(CcfairTest):
     """A flow's packets land in the queue of (its egress port, its group, its slot): two
     entries for the same group but different slots, and the flow uses only its slot's queue;
-    a flow of a group without an entry uses queue 0 (the default)."""
+    a flow of a group without an entry uses queue 0 (the default). The ports' default RTT is
+    1 s: all five packets fall in the SYN's interval, so no interval end can make the flow an
+    ant (queue 0) halfway, however slow the target is."""
     Q_MINE, Q_OTHER = 3, 5
 
     def hist(self, port, qid):
@@ -27,7 +29,7 @@ class QueueMapBySlot(CcfairTest):
 
     def runTest(self):
         p1, p2 = self.ports[0], self.ports[1]
-        self.forward_pair(p1, p2)
+        self.forward_pair(p1, p2, default_rtt_us=1000000)  # one interval: the flow stays a mouse
         mouse, mask = self.group_id("mouse"), self.params["queues"]["slots_per_group"] - 1
         f = K.Flow(0, 1, 44000)
         slot = flowhash.flow_sig(K.HOST_IP[0], K.HOST_IP[1], f.sport, f.dport) & 0xFF & mask

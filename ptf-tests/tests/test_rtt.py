@@ -153,7 +153,8 @@ class DefaultRttMidConnection(_Rtt):
     """A flow first seen without a SYN has no sample (flow_rtt stays 0) and is paced by its
     ingress port's default_rtt_us (30,000 units here, not the compile-time 50,000): its interval
     deadline is its first packet's ingress time + 30,000 (bracketed by probe SYNs before and
-    after), and the rate of that interval is its bytes per 30,000 units."""
+    after; compared modulo 2^31, since a pending SYN time keeps 31 bits of the 32-bit time the
+    deadline holds), and the rate of that interval is its bytes per 30,000 units."""
     DEFAULT = 30000
 
     def runTest(self):
@@ -168,8 +169,11 @@ class DefaultRttMidConnection(_Rtt):
         self.assertEqual(self.read_register(RTT, fid), 0, "a flow without a handshake got an RTT sample")
         t0, t1 = self.syn_time(before), self.syn_time(after)
         dl = self.read_register(DEADLINE, fid) & 0xFFFFFFFF
-        self.assertTrue(t0 + self.DEFAULT <= dl <= t1 + self.DEFAULT,
-                        "deadline %d, expected ingress time (%d..%d) + %d" % (dl, t0, t1, self.DEFAULT))
+        # the probes' times hold bits 30:0 of the clock, the deadline all 32: from 2^31 units
+        # (36.6 min of switch uptime) on, bit 31 is set half of the time
+        m31 = (1 << 31) - 1
+        self.assertTrue(((dl - self.DEFAULT - t0) & m31) <= ((t1 - t0) & m31),
+                        "deadline %d, expected ingress time (%d..%d) + %d (modulo 2^31)" % (dl, t0, t1, self.DEFAULT))
         time.sleep(self.DEFAULT * UNIT_S * 1.5)
         self.send_through(p1, p2, f.data(500, seq=487))
         self.assertEqual(self.read_register(PKTS, fid), 1, "no new interval after the default RTT")
