@@ -43,9 +43,8 @@ class L2DropAction(CcfairTest):
     """l2_exact's drop action: the switch accepts the entry and reads it back with action drop,
     and host 3's packet, which the same entry with set_egress_port sent to port 2 just before,
     now leaves no port. That is all a packet can show: a packet with no egress port is dropped
-    anyway, so drop and nop (or a miss) give the same outcome here; only an ACL punt_to_cpu
-    of the same packet would tell them apart (forwarding's drop_ctl survives the punt), which
-    docs/dataplane.md does not specify and this test does not pin."""
+    anyway, so drop and nop (or a miss) give the same outcome here, and an ACL punt wins over
+    either (test_packetio.PuntWinsOverForwardingDrop)."""
 
     def runTest(self):
         p1, p2 = self.ports[0], self.ports[1]

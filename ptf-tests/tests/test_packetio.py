@@ -28,6 +28,26 @@ class _Punt(CcfairTest):
 
 
 @group("packetio")
+class PuntWinsOverForwardingDrop(CcfairTest):
+    """An ACL punt wins over forwarding, a forwarding drop included: an LLDP frame whose
+    destination MAC has an l2_exact drop entry still reaches the controller (forwarding's
+    drop_ctl used to survive the punt, so control traffic could be black-holed by a data
+    entry). The drop entry keeps dropping what the ACL does not punt."""
+
+    def runTest(self):
+        p1, p2 = self.ports[0], self.ports[1]
+        self.forward_pair(p1, p2)
+        pkt = K.lldp(0)
+        self.insert(IG + ".forwarding.l2_exact", {"eth_dst": pkt[K.Ether].dst}, IG + ".forwarding.drop")
+        self.insert(ACL, {"eth_type": (K.ETH_LLDP, FULL16)}, IG + ".acl.punt_to_cpu", priority=100)
+        self.send(p1, pkt)
+        self.expect_packet_in(pkt, ingress_port=p1)
+        other = K.Ether(bytes(K.Ether(src=K.HOST_MAC[0], dst=pkt[K.Ether].dst, type=0x1234) / K.Raw(b"\x00" * 46)))
+        self.send(p1, other)
+        self.expect_none()
+
+
+@group("packetio")
 class LldpPunt(_Punt):
     """LLDP (0x88CC) is punted to the controller with its ingress port."""
     ether_type = K.ETH_LLDP

@@ -6,8 +6,11 @@ control Acl(inout ingress_headers_t hdr,
             inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md) {
     DirectCounter<bit<64>>(CounterType_t.PACKETS_AND_BYTES) acl_counter;
 
+    // Wins over forwarding, a forwarding drop included: control traffic the
+    // controller asked for must reach it whatever the forwarding tables say.
     action punt_to_cpu() {
         ig_tm_md.ucast_egress_port = CPU_PORT;
+        ig_dprsr_md.drop_ctl = 0;
         md.punt = 1;
         acl_counter.count();
     }

@@ -7,8 +7,9 @@ control Acl(inout headers_t hdr,
             inout ig_dprsr_md_t ig_dprsr_md) {
     direct_counter(CounterType.packets_and_bytes) acl_counter;
 
-    action punt_to_cpu() {
+    action punt_to_cpu() {   // wins over a forwarding drop (TNA acl)
         ig_tm_md.ucast_egress_port = CPU_PORT;
+        ig_dprsr_md.drop_ctl = 0;
         md.punt = 1;
         acl_counter.count();
     }
