@@ -225,7 +225,8 @@ def main(argv):
             print('gen_p4_constants: device config for %s: bundled from %s' % (prof, os.path.relpath(build)))
         else:
             print('SKIPPED: device config in the %s pipeconf (no pipeline_config.pb.bin or %s.bin + '
-                  'context.json in %s: `make p4` needs bf-p4c)' % (prof, prof, os.path.relpath(build)))
+                  'context.json in %s: build them first with `make p4`, which needs bf-p4c)'
+                  % (prof, prof, os.path.relpath(build)))
 
 
 if __name__ == '__main__':
