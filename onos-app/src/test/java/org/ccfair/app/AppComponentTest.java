@@ -36,8 +36,10 @@ import java.util.List;
 import java.util.Map;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.fail;
 import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
 /**
@@ -190,6 +192,39 @@ public class AppComponentTest {
             app.recomputeNow();
             assertEquals("the store count check reaches the bound writer", entries, flows.storeContents(id).size());
             assertEquals(flows.storeContents(id), flows.deviceContents(id));
+        } finally {
+            app.deactivate();
+        }
+    }
+
+    @Test
+    public void statsAreReadAtTheIndicesOfAllTheDevicesPorts() throws Exception {
+        DeviceId id = DeviceId.deviceId("device:leaf1");
+        Device dev = new DefaultDevice(new ProviderId("test", "ccfair"), id, Device.Type.SWITCH, "", "", "", "",
+                                       new ChassisId());
+        // SDN port numbers; 150 is disabled: not configured, but it keeps its index.
+        List<Port> ports = List.of(new DefaultPort(dev, PortNumber.portNumber(300), true, Port.Type.COPPER, 10_000),
+                                   new DefaultPort(dev, PortNumber.portNumber(150), false, Port.Type.COPPER, 10_000),
+                                   new DefaultPort(dev, PortNumber.portNumber(100), true, Port.Type.COPPER, 10_000));
+        AppComponent app = unactivated();
+        app.deviceService = devices(dev, ports, new ArrayList<>());
+        app.activate();
+        try {
+            List<Map<Long, Integer>> asked = java.util.Collections.synchronizedList(new ArrayList<>());
+            app.bind(new FlowRuleWriter(app.params(), app.appId(), new FakeFlowRuleService(), new FakeGroupService(),
+                                        d -> "tofino", 1000),
+                     (d, p) -> {
+                         asked.add(p);
+                         return Map.of();
+                     });
+            app.recomputeNow();
+            assertFalse(asked.isEmpty());
+            synchronized (asked) {
+                // every round (the scheduled one may run too) asks for the same cells
+                asked.forEach(m -> assertEquals(Map.of(100L, 0, 300L, 2), m));
+            }
+            assertEquals(2, app.policies().get(id.toString()).port(300).statsIndex());
+            assertNull(app.policies().get(id.toString()).port(150));
         } finally {
             app.deactivate();
         }
