@@ -118,6 +118,8 @@ public class AppComponent implements CcfairService {
     private IntentStore store;
     private PolicyEngine engine;
     private final StatsCache statsCache = new StatsCache();
+    // Stats indices netcfg fixes per device (CcfairConfig); other devices get StatsIndex.assign.
+    private volatile Map<String, Map<Long, Integer>> fixedIndices = Map.of();
     private Cocoa cocoa;
     private ScheduledExecutorService executor;
     private ScheduledFuture<?> periodic;
@@ -424,7 +426,8 @@ public class AppComponent implements CcfairService {
                     numbers.add(p.number().toLong());
                 }
             }
-            b.statsIndices(id, StatsIndex.assign(numbers, statsIndices()));
+            Map<Long, Integer> fixed = fixedIndices.get(id);
+            b.statsIndices(id, fixed != null ? fixed : StatsIndex.assign(numbers, statsIndices()));
             for (Port p : all) {
                 if (!p.isEnabled() || p.number().isLogical()) {
                     continue;
@@ -449,6 +452,7 @@ public class AppComponent implements CcfairService {
         try {
             List<FairnessIntent> intents = cfg.intents();
             long period = cfg.recomputePeriodMs();
+            fixedIndices = cfg.statsIndices();
             schedule(period > 0 ? period : params.integer("controller", "recompute_period_ms"));
             if (store != null) {
                 for (FairnessIntent in : intents) {
@@ -515,6 +519,7 @@ public class AppComponent implements CcfairService {
                 e.config().ifPresent(c -> applyConfig((CcfairConfig) c));
             } else if (e.type() == NetworkConfigEvent.Type.CONFIG_REMOVED) {
                 schedule(params.integer("controller", "recompute_period_ms"));
+                fixedIndices = Map.of();
             }
         }
     }

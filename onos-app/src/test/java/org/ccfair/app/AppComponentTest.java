@@ -109,6 +109,10 @@ public class AppComponentTest {
         assertEquals(1, app.intents().size());
         app.deactivate();
         invalid(config("{\"intents\":[],\"x\":1}"), "\"x\"");
+        invalid(config("{\"stats_indices\":{\"device:a\":{\"1\":0,\"2\":0}}}"), "index 0 given twice");
+        invalid(config("{\"stats_indices\":{\"device:a\":{\"1\":127}}}"), "stats_indices.device:a.1: 127 is not");
+        invalid(config("{\"stats_indices\":{\"device:a\":{\"x\":1}}}"), "'x' is not a port number");
+        invalid(config("{\"stats_indices\":[]}"), "stats_indices: expected an object");
     }
 
     private static void invalid(CcfairConfig c, String text) {
@@ -225,6 +229,16 @@ public class AppComponentTest {
             }
             assertEquals(2, app.policies().get(id.toString()).port(300).statsIndex());
             assertNull(app.policies().get(id.toString()).port(150));
+
+            // netcfg fixes the device's indices: port 300 gets 5, port 100 (not listed) none.
+            app.applyConfig(config("{\"stats_indices\":{\"device:leaf1\":{\"300\":5}}}"));
+            asked.clear();
+            app.recomputeNow();
+            synchronized (asked) {
+                assertEquals(Map.of(300L, 5), asked.get(asked.size() - 1));
+            }
+            assertEquals(5, app.policies().get(id.toString()).port(300).statsIndex());
+            assertNull("a port netcfg leaves out is not configured", app.policies().get(id.toString()).port(100));
         } finally {
             app.deactivate();
         }
