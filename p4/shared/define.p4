@@ -13,9 +13,14 @@ typedef bit<32> ipv4_addr_t;
 typedef bit<8>  group_t;
 typedef bit<16> pv_t;
 typedef bit<32> flow_idx_t;        // flow-table index; low FLOW_IDX_BITS used
-typedef bit<(7 + QID_BITS)> qidx_t; // per-queue index: local port ++ qid
+// Port stats index: written by the controller into the port tables, it
+// indexes every per-port array instead of the device port, which a
+// P4Runtime controller never sees (ports are translated SDN ports).
+// 9 bits, as the device port it replaces: every array keeps its size.
+typedef bit<9> stats_idx_t;
+typedef bit<(7 + QID_BITS)> qidx_t; // per-queue index: stats index[6:0] ++ qid
 typedef bit<(7 + QID_BITS + CCFAIR_DEPTH_HIST_BITS)> hidx_t;  // queue index ++ depth bucket
-typedef bit<14> pgidx_t;            // per (port, group) index: device port ++ group[4:0]
+typedef bit<14> pgidx_t;            // per (port, group) index: stats index ++ group[4:0]
 
 const bit<16> ETHERTYPE_IPV4   = 0x0800;
 const bit<16> ETHERTYPE_ARP    = 0x0806;
@@ -26,6 +31,16 @@ const bit<8>  IP_PROTO_UDP = 17;
 
 const bit<8> ROLE_EDGE   = CCFAIR_PORTS_ROLE_EDGE;
 const bit<8> ROLE_FABRIC = CCFAIR_PORTS_ROLE_FABRIC;
+
+// Index of a port the controller has not configured (default action of the
+// port tables). The controller deals 0..CCFAIR_PORTS_STATS_INDICES-1, and
+// this index differs from all of them in its low 7 bits too (per-queue
+// arrays), so an unconfigured port's traffic never counts in a configured
+// port's cells.
+const stats_idx_t STATS_IDX_UNCONFIGURED = CCFAIR_PORTS_STATS_INDEX_UNCONFIGURED;
+#if CCFAIR_PORTS_STATS_INDICES > 127 || (CCFAIR_PORTS_STATS_INDEX_UNCONFIGURED % 128) < CCFAIR_PORTS_STATS_INDICES
+#error "ports.stats_index_unconfigured must differ in its low 7 bits from every index 0..ports.stats_indices-1"
+#endif
 
 const group_t GROUP_ANT   = CCFAIR_GROUP_ANT;
 const group_t GROUP_MOUSE = CCFAIR_GROUP_MOUSE;

@@ -32,7 +32,7 @@ header shim_h {
 // Group update, egress -> ingress through the recirculation port only.
 header update_h {
     bit<32> flow_idx;
-    bit<16> fg;        // flow_group word to store: 2 . egress port(9) . group(5)
+    bit<16> fg;        // flow_group word to store: 2 . egress port's stats index(9) . group(5)
     group_t group;
     bit<8>  _pad0;
 }
@@ -136,7 +136,7 @@ struct egress_headers_t {
 
 struct reclass_digest_t {
     bit<32> flow_id;
-    bit<16> eg_port;
+    bit<16> stats_idx;      // stats index of the egress port the flow is queued on
     bit<8>  old_group;
     bit<8>  new_group;
 }
@@ -145,6 +145,7 @@ struct ingress_metadata_t {
     bridged_h   bridged;    // emitted first; written where each value is computed
     FabPortId_t ig_port;
     FabPortId_t eg_port;
+    stats_idx_t eg_stats_idx;   // of eg_port (IgEgPortIdx), for the flow gauges
     bit<8>      role;
     bit<32>     default_rtt_us;
     bit<1>      routed;
@@ -195,6 +196,7 @@ struct egress_metadata_t {
     bit<16>     ctv_cross;    // beyond it the step lands on ctv_edge
     bit<CCFAIR_DEPTH_HIST_BITS> depth_bucket;
     // port configuration
+    stats_idx_t stats_idx;
     bit<8>      role;
     bit<8>      tvf_profile;
     bit<16>     fair_fine;

@@ -36,6 +36,7 @@ control IngressPipe(inout ingress_headers_t hdr,
                     inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
                     inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
     IgPortCfg() port_cfg;
+    IgEgPortIdx() eg_port_idx;
     Acl() acl;
     Forwarding() forwarding;
     FlowTracker() flow_tracker;
@@ -111,6 +112,8 @@ control IngressPipe(inout ingress_headers_t hdr,
             md.slot = hdr.shim.slot;
         }
         forwarding.apply(hdr, md, ig_tm_md, ig_dprsr_md);
+        // The egress port's stats index, for the flow gauges in update.
+        eg_port_idx.apply(md);
         if (md.bridged.is_pkt_out == 0 && !hdr.update.isValid()) {
             acl.apply(hdr, md, ig_tm_md, ig_dprsr_md);
         }

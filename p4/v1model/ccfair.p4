@@ -57,6 +57,7 @@ control IngressPipe(inout headers_t hdr,
                     inout local_metadata_t lmd,
                     inout standard_metadata_t sm) {
     IgPortCfg() port_cfg;
+    IgEgPortIdx() eg_port_idx;
     Acl() acl;
     Forwarding() forwarding;
     FlowTracker() flow_tracker;
@@ -105,6 +106,8 @@ control IngressPipe(inout headers_t hdr,
             lmd.ig.slot = hdr.shim.slot;
         }
         forwarding.apply(hdr, lmd.ig, lmd.ig_tm, lmd.ig_dprsr);
+        // The egress port's stats index, for the flow gauges in update.
+        eg_port_idx.apply(lmd.ig);
         if (lmd.ig.bridged.is_pkt_out == 0 && !hdr.update.isValid()) {
             acl.apply(hdr, lmd.ig, lmd.ig_tm, lmd.ig_dprsr);
         }

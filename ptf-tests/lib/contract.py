@@ -47,6 +47,10 @@ TABLES = {
         "keys": {"eth_dst": ("EXACT", 48)},
         "actions": [IG + ".forwarding.set_egress_port", IG + ".forwarding.drop"],
     },
+    IG + ".eg_port_idx.eg_port_idx": {
+        "keys": {"eg_port": ("EXACT", PORT)},
+        "actions": [IG + ".eg_port_idx.set_stats_idx"],
+    },
     IG + ".queueing.queue_map": {
         "keys": {"eg_port": ("EXACT", PORT), "group": ("EXACT", 8), "slot": ("EXACT", 8)},
         "actions": [IG + ".queueing.set_queue"],
@@ -81,9 +85,10 @@ ACTIONS = {
     IG + ".forwarding.route": {"port": PORT, "smac": 48, "dmac": 48},
     IG + ".forwarding.set_egress_port": {"port": PORT},
     IG + ".forwarding.drop": {},
+    IG + ".eg_port_idx.set_stats_idx": {"stats_idx": 9},
     IG + ".queueing.set_queue": {"qid": 8},
     EG + ".port_cfg.set_port_cfg": {"role": 8, "tvf_profile": 8, "fair_rate_bin": 8, "ant_max_pkts": 16,
-                                    "m_ld": 8, "m_pl": 8, "m_m": 8, "ss_drop": 8},
+                                    "m_ld": 8, "m_pl": 8, "m_m": 8, "ss_drop": 8, "stats_idx": 9},
     EG + ".classifier.set_rtt_band": {"band": 8},
     EG + ".marker.set_pv": {"pv": 16},
     EG + ".aqm.set_aqm": {"target_delay_us": 32, "limit_cells": 32, "ecn": 8, "ctv_lo": 16, "ctv_hi": 16},
@@ -130,7 +135,7 @@ DIRECT_COUNTERS = {IG + ".acl.acl_counter": IG + ".acl.acl"}
 
 # digest -> [(field, width)] in order
 DIGESTS = {
-    "reclass_digest_t": [("flow_id", 32), ("eg_port", 16), ("old_group", 8), ("new_group", 8)],
+    "reclass_digest_t": [("flow_id", 32), ("stats_idx", 16), ("old_group", 8), ("new_group", 8)],
 }
 
 # @controller_header -> [(field, width)]
@@ -139,17 +144,21 @@ CONTROLLER_HEADERS = {
     "packet_out": [("_pad0", 7), ("egress_port", PORT)],
 }
 
-# Indices of per-(port, group) and per-queue externs (docs/dataplane.md, "Constants").
+# Indices of per-(port, group) and per-queue externs (docs/dataplane.md, "Port stats index"): a
+# port's cells are at the stats index the controller wrote into its port configuration
+# (EgressPipe.port_cfg and IngressPipe.eg_port_idx), never at its port number.
 UNTRACKED_COLLISION, UNTRACKED_NOT_TCP = 0, 1
 QUEUE_SHIFT = {"tofino": 5, "tofino2": 7, "bmv2": 5}  # QID_BITS of p4/tna/define_tna.p4, p4/v1model/define_v1model.p4
+STATS_INDICES = _P.load()["ports"]["stats_indices"]  # a controller deals 0..STATS_INDICES-1
+STATS_INDEX_UNCONFIGURED = _P.load()["ports"]["stats_index_unconfigured"]  # a port without port_cfg
 
 
-def pg_index(dev_port, group):
-    return (dev_port << 5) | group
+def pg_index(stats_idx, group):
+    return (stats_idx << 5) | group
 
 
-def queue_index(profile, dev_port, qid):
-    return ((dev_port & 0x7F) << QUEUE_SHIFT[profile]) | qid
+def queue_index(profile, stats_idx, qid):
+    return ((stats_idx & 0x7F) << QUEUE_SHIFT[profile]) | qid
 
 
 # From the params file, as the P4 program's histogram size (p4/gen_tables.py).
@@ -157,8 +166,8 @@ DEPTH_HIST_BUCKETS = _P.load()["cocoa"]["depth_hist_buckets"]
 _DEPTH_HIST_BITS = DEPTH_HIST_BUCKETS.bit_length() - 1
 
 
-def depth_hist_index(profile, dev_port, qid, bucket):
-    return (queue_index(profile, dev_port, qid) << _DEPTH_HIST_BITS) | bucket
+def depth_hist_index(profile, stats_idx, qid, bucket):
+    return (queue_index(profile, stats_idx, qid) << _DEPTH_HIST_BITS) | bucket
 
 
 # -- used by base_test and the cross-check ------------------------------------------------

@@ -67,6 +67,8 @@ class CcfairTest(BaseTest):
         self.info = P4Info.from_file(p4info_path)
         self._thrift = None
         self._written = []  # entries to delete when the test ends; tests never change default actions
+        self._stats_idx = {}  # port -> the stats index this test wrote into its port configuration
+        self._eg_cfg = set()  # ports whose EgressPipe port_cfg this test inserted
         # Cleanups, unlike tearDown, also run when setUp fails or skips (tna_only) after this
         # point; they run last-in first-out: written entries go before the connections close.
         self.addCleanup(self._close_thrift)
@@ -96,15 +98,16 @@ class CcfairTest(BaseTest):
     def reset_queue_state(self):
         """Every test starts with CTV 0 in the queues it may use: registers outlive a test, and a
         CTV an earlier test's congestion left high would drop the next test's packets by PV.
-        BMv2 resets a whole register in one Thrift call; elsewhere queues 0-7 of each port are
-        written (the tests use no other queues)."""
+        BMv2 resets a whole register in one Thrift call; elsewhere queues 0-7 of the stats index the
+        suite gives each port are written (the tests use no other queues or indices)."""
         for reg in (EG + ".aqm.q_ctv", EG + ".aqm.q_ctv_tick"):
             if self.profile == "bmv2":
                 self.bmv2.reset_register(reg)
             else:
                 for port in self.ports:
                     for qid in range(8):
-                        self.write_register(reg, contract.queue_index(self.profile, self.dev_port(port), qid), 0)
+                        self.write_register(reg, contract.queue_index(self.profile, self.default_stats_idx(port),
+                                                                      qid), 0)
 
     def _delete_written(self):
         if self._written:
@@ -271,25 +274,56 @@ class CcfairTest(BaseTest):
             return self.params["groups"][family]
         return P.group_id(self.params, family, sub)
 
+    # -- port stats indices (docs/dataplane.md, "Port stats index") ------------------------------
+    # A port's per-port counter and register cells are at the stats index its port configuration
+    # carries (EgressPipe.port_cfg and IngressPipe.eg_port_idx, the same index), not at its port
+    # number. The suite gives each port an index unlike its number (its position among the test
+    # ports counted from the end, plus STATS_IDX_BASE), so a test reading cells by port number
+    # reads the wrong ones.
+    STATS_IDX_BASE = 40
+
+    def default_stats_idx(self, port):
+        """The stats index the suite gives `port` unless a test says otherwise."""
+        return self.STATS_IDX_BASE + len(self.ports) - 1 - self.ports.index(port)
+
+    def stats_idx(self, port):
+        """The stats index this test wrote for `port`: where its per-port cells are."""
+        if port not in self._stats_idx:
+            self.fail("port %d has no stats index in this test: configure it first (edge_port, fabric_port "
+                      "or egress_cfg), its cells are where its port configuration says" % port)
+        return self._stats_idx[port]
+
+    def queue_index(self, port, qid):
+        """Cell of queue `qid` of `port` in the per-queue registers and counters."""
+        return contract.queue_index(self.profile, self.stats_idx(port), qid)
+
+    def depth_hist_index(self, port, qid, bucket):
+        return contract.depth_hist_index(self.profile, self.stats_idx(port), qid, bucket)
+
     def dev_port(self, port):
-        """SDK device port of P4Runtime port `port` (per-port register/counter indices use it)."""
+        """SDK device port of P4Runtime port `port` (no cell index uses it: see stats_idx)."""
         if port not in self._dev_ports:
             self.fail("test parameter dev_ports has no entry for port %d (run through ptf-tests/run)" % port)
         return self._dev_ports[port]
 
     # -- ccfair configuration helpers (names from lib/contract.py) ------------------------------
-    def edge_port(self, port, default_rtt_us=None):
+    def edge_port(self, port, default_rtt_us=None, stats_idx=None):
+        """Host-facing on both sides; the egress side with the contract's defaults and a stats index."""
         rtt = self.params["flow"]["default_rtt_us"] if default_rtt_us is None else default_rtt_us
         self.insert(IG + ".port_cfg.port_cfg", {"ig_port": port}, IG + ".port_cfg.set_edge_port",
                     {"default_rtt_us": rtt})
+        self.egress_cfg(port, stats_idx=stats_idx)
 
-    def fabric_port(self, port):
+    def fabric_port(self, port, stats_idx=None):
         """Switch-facing on both sides: a shim arriving is trusted, a shim leaving is kept."""
         self.insert(IG + ".port_cfg.port_cfg", {"ig_port": port}, IG + ".port_cfg.set_fabric_port")
-        self.egress_cfg(port, role=self.params["ports"]["role_fabric"])
+        self.egress_cfg(port, role=self.params["ports"]["role_fabric"], stats_idx=stats_idx)
 
-    def egress_cfg(self, port, modify=False, **over):
-        """EgressPipe port_cfg for `port`: the contract's defaults from params, overridden by `over`."""
+    def egress_cfg(self, port, modify=False, stats_idx=None, **over):
+        """EgressPipe port_cfg for `port`: the contract's defaults from params, overridden by `over`
+        (a second call in a test modifies the entry), with the port's stats index: `stats_idx`, else
+        the one it has in this test, else the suite's (default_stats_idx). The same index goes into
+        IngressPipe.eg_port_idx, as a controller must write it."""
         p, c = self.params, self.params["classifier"]
         cfg = {"role": p["ports"]["role_edge"], "tvf_profile": 0, "fair_rate_bin": 255,
                "ant_max_pkts": p["flow"]["ant_max_pkts_per_interval"], "m_ld": c["m_ld"], "m_pl": c["m_pl"],
@@ -298,7 +332,15 @@ class CcfairTest(BaseTest):
         if unknown:
             raise ValueError("egress_cfg: unknown field(s) %s" % ", ".join(sorted(unknown)))
         cfg.update(over)
-        self.insert(EG + ".port_cfg.port_cfg", {"eg_port": port}, EG + ".port_cfg.set_port_cfg", cfg, modify=modify)
+        idx = stats_idx if stats_idx is not None else self._stats_idx.get(port, self.default_stats_idx(port))
+        cfg["stats_idx"] = idx
+        self.insert(EG + ".port_cfg.port_cfg", {"eg_port": port}, EG + ".port_cfg.set_port_cfg", cfg,
+                    modify=modify or port in self._eg_cfg)
+        self._eg_cfg.add(port)
+        if self._stats_idx.get(port) != idx:
+            self.insert(IG + ".eg_port_idx.eg_port_idx", {"eg_port": port}, IG + ".eg_port_idx.set_stats_idx",
+                        {"stats_idx": idx}, modify=port in self._stats_idx)
+            self._stats_idx[port] = idx
 
     def l2(self, host, port):
         self.insert(IG + ".forwarding.l2_exact", {"eth_dst": K.HOST_MAC[host]},
@@ -317,8 +359,8 @@ class CcfairTest(BaseTest):
                      "ctv_lo": ctv_lo, "ctv_hi": ctv_hi}, modify=modify)
 
     def pg(self, counter, port, group):
-        """(packets, bytes) of a per-(port, group) counter."""
-        return self.read_counter(counter, contract.pg_index(self.dev_port(port), group))
+        """(packets, bytes) of a per-(port, group) counter, at the port's stats index."""
+        return self.read_counter(counter, contract.pg_index(self.stats_idx(port), group))
 
     def pg_packets(self, counter, port, groups=None):
         groups = range(P.num_groups(self.params)) if groups is None else groups
@@ -328,7 +370,7 @@ class CcfairTest(BaseTest):
         return self.read_counter(IG + ".flow_tracker.untracked", which)[0]
 
     def reclass(self, timeout=2.0):
-        """The next reclassification digest entries [{flow_id, eg_port, old_group, new_group}] or []."""
+        """The next reclassification digest entries [{flow_id, stats_idx, old_group, new_group}] or []."""
         return self.digest(DIGEST, timeout) or []
 
     def flow_slot(self, ip_a, ip_b, port_a, port_b, proto=6):
@@ -369,9 +411,9 @@ class CcfairTest(BaseTest):
         return self.pg(IG + ".update.pg_flow_enter", port, g)[0]
 
     def flow_group(self, flow_id):
-        """(valid, device port, group) from the flow_group register (valid:1, port unknown:1,
-        port:9, group:5); a flow whose port is not stored yet (no update since it started) has
-        port 0."""
+        """(valid, stats index of the egress port, group) from the flow_group register (valid:1,
+        port unknown:1, stats index:9, group:5); a flow whose port is not stored yet (no update
+        since it started) has index 0."""
         v = self.read_register(IG + ".flow_tracker.flow_group", flow_id)
         return v >> 15, (v >> 5) & 0x1FF, v & 0x1F
 

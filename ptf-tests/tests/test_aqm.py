@@ -37,7 +37,7 @@ class _Aqm(CcfairTest):
         self.aqm(out, QID, target_delay_us, limit_cells, ecn, ctv_lo, ctv_hi)
         self.tvf(self.group_id("mouse"), lambda b: self.params["tvf"]["pv_max"])
         self.tvf(self.group_id("ant"), lambda b: 0)
-        self.qidx = C.queue_index(self.profile, self.dev_port(out), QID)
+        self.qidx = self.queue_index(out, QID)
         if self.profile == "bmv2":
             # BMv2 forwards about as fast as PTF sends: serve the shaped queue slower than the
             # bursts arrive for this test, so a queue forms; the runner's rate comes back after.
@@ -135,7 +135,7 @@ class OneAqmDropPerFlowPerInterval(_Aqm):
         self.egress_cfg(out, ss_drop=0)
         hi = self.params["tvf"]["pv_max"]
         self.aqm(out, QID, 1 << 30, ecn=0, ctv_lo=hi, ctv_hi=hi)   # CTV pinned at the top
-        self.write_register(CTV, C.queue_index(self.profile, self.dev_port(out), QID), hi)
+        self.write_register(CTV, self.queue_index(out, QID), hi)
         for g in range(P.num_groups(self.params)):
             self.tvf(g, lambda b: 0)                                # every PV is 0 < CTV
         f = K.Flow(0, 1, 46200)
@@ -240,7 +240,7 @@ class QueueDepthHistogram(_Aqm):
 
     def runTest(self):
         p1, out = self.setup_congestion(target_delay_us=1 << 30)
-        idx = [C.depth_hist_index(self.profile, self.dev_port(out), QID, b) for b in range(C.DEPTH_HIST_BUCKETS)]
+        idx = [self.depth_hist_index(out, QID, b) for b in range(C.DEPTH_HIST_BUCKETS)]
         before = [self.read_counter(HIST, i)[0] for i in idx]
         got = self.congest(p1, out, rounds=1)
         grew = [self.read_counter(HIST, i)[0] - b for i, b in zip(idx, before)]

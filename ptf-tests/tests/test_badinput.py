@@ -177,7 +177,7 @@ class UpdateFrameFromWireIgnored(CcfairTest):
         fid = self.new_flow_id(f)
         word = self.read_register(IG + ".flow_tracker.flow_group", fid)
         loss = self.group_id("loss", 0)
-        fg = (2 << 14) | (self.dev_port(p2) << 5) | loss  # what egress would send for a move to loss
+        fg = (2 << 14) | (self.stats_idx(p2) << 5) | loss  # what egress would send for a move to loss
         upd = K.pad(K.Ether(src=K.HOST_MAC[0], dst=K.HOST_MAC[1], type=P.int_value(self.params["update"]["ether_type"]))
                     / K.Raw(fid.to_bytes(4, "big") + fg.to_bytes(2, "big") + bytes([loss, 0])), 64)
         e0, l0 = self.flows_entered(p2, loss), self.pg(IG + ".update.pg_flow_leave", p2, self.group_id("mouse"))[0]

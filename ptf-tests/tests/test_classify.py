@@ -180,7 +180,7 @@ class AntFewPacketsPerInterval(_Classify):
         self.open_flow(K.Flow(0, 1, 43000))
         # intervals: SYN + ACK + 2, then 4, 3, 4 (the last burst ends the last interval)
         self.run_intervals([2, 4, 3, 4, 1], [ant] * 4, "<= ant_max_pkts packets each")
-        self.assertEqual(self.word(), (1, self.dev_port(self.out_port), ant))
+        self.assertEqual(self.word(), (1, self.stats_idx(self.out_port), ant))
         self.finish(ant)
         self.open_flow(K.Flow(0, 1, 43001))
         self.run_intervals([3, 5, 5, 1], [mouse] * 3, "ant_max_pkts + 1 packets each")

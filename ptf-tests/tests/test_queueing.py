@@ -24,7 +24,7 @@ class QueueMapBySlot(CcfairTest):
     Q_MINE, Q_OTHER = 3, 5
 
     def hist(self, port, qid):
-        return sum(self.read_counter(HIST, C.depth_hist_index(self.profile, self.dev_port(port), qid, b))[0]
+        return sum(self.read_counter(HIST, self.depth_hist_index(port, qid, b))[0]
                    for b in range(C.DEPTH_HIST_BUCKETS))
 
     def runTest(self):

@@ -10,10 +10,11 @@ from ptf.testutils import group
 
 import contract as C
 import packets as K
-from base_test import CcfairTest, IG, EG
+from base_test import CcfairTest, IG, EG, P
 
 PKTS, ENTER, LEAVE = EG + ".telemetry.pg_pkts", IG + ".update.pg_flow_enter", IG + ".update.pg_flow_leave"
 MAX_DELAY = EG + ".aqm.q_max_delay"
+HIST = EG + ".aqm.q_depth_hist"
 UNIT_S = 1024e-9  # the data plane's time unit
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "model-configs", "fabric.json")) as _f:
     RUNNER_PPS = json.load(_f)["bmv2"]["shaped_rate_pps"]  # what ptf-tests/run gives the shaped port on BMv2
@@ -64,12 +65,56 @@ class NewFlowEntersMouse(CcfairTest):
 
 
 @group("telemetry")
+class StatsIndexDecidesTheCells(CcfairTest):
+    """Two output ports configured with each other's stats index count into each other's cells
+    (docs/dataplane.md, "Port stats index"): the index in the port configuration, not the port,
+    decides where the egress counts packets (pg_pkts), where the ingress counts a new flow
+    (pg_flow_enter, through IngressPipe.eg_port_idx) and which queue cells the AQM uses
+    (q_depth_hist)."""
+
+    def cells(self, idx):
+        pkts = sum(self.read_counter(PKTS, C.pg_index(idx, g))[0] for g in range(self.groups))
+        enter = self.read_counter(ENTER, C.pg_index(idx, self.group_id("mouse")))[0]
+        hist = sum(self.read_counter(HIST, C.depth_hist_index(self.profile, idx, 0, b))[0]
+                   for b in range(C.DEPTH_HIST_BUCKETS))
+        return pkts, enter, hist
+
+    def runTest(self):
+        p1, p2, p3 = self.ports[0], self.ports[1], self.ports[2]
+        a, b = self.default_stats_idx(p2), self.default_stats_idx(p3)
+        self.groups = P.num_groups(self.params)
+        self.edge_port(p1)
+        self.edge_port(p2, stats_idx=b)  # swapped: p2 counts where p3 would, and p3 where p2 would
+        self.edge_port(p3, stats_idx=a)
+        self.l2(1, p2)
+        self.l2(2, p3)
+        a0, b0 = self.cells(a), self.cells(b)
+        f = K.Flow(0, 1, 47100)
+        self.clear_slot(f)
+        self.wait_claimable()
+        self.send(p1, f.syn())  # a new flow out of p2: one flow enters (p2's index, mouse)
+        for i in range(3):
+            self.send(p1, K.udp(0, 1, sport=8300 + i))
+        for i in range(5):
+            self.send(p1, K.udp(0, 2, sport=8400 + i))
+        self.assertEqual(len(self.recv_all(p2, 0.3)), 4)
+        self.assertEqual(len(self.recv_all(p3, 0.3)), 5)
+        a1, b1 = self.cells(a), self.cells(b)
+        moved = lambda x0, x1: tuple(v1 - v0 for v0, v1 in zip(x0, x1))  # noqa: E731
+        self.assertEqual(moved(b0, b1), (4, 1, 4),
+                         "index %d (given to port %d): (packets, flows entered, depth histogram)" % (b, p2))
+        self.assertEqual(moved(a0, a1), (5, 0, 5),
+                         "index %d (given to port %d): (packets, flows entered, depth histogram)" % (a, p3))
+        self.assertEqual(self.stats_idx(p2), b)
+
+
+@group("telemetry")
 class ReclassificationDigestAndActiveFlows(CcfairTest):
     """A mouse whose first interval holds only its SYN (≤ ant_max_pkts) becomes an ant at the
-    next packet: the group word stores the egress port, and the gauges move the flow from
-    (port, mouse) to (port, ant). An interval of 5 packets (still in slow start) makes it a
-    mouse again and the gauges move it back. Each change sends one digest {flow index, egress
-    port, old group, new group}: mouse → ant, then ant → mouse."""
+    next packet: the group word stores the egress port's stats index, and the gauges move the
+    flow from (port, mouse) to (port, ant). An interval of 5 packets (still in slow start) makes
+    it a mouse again and the gauges move it back. Each change sends one digest {flow index,
+    egress port's stats index, old group, new group}: mouse → ant, then ant → mouse."""
     RTT_US = 100000  # the port's default RTT: the SYN's interval
 
     def gauges(self, port):
@@ -93,7 +138,7 @@ class ReclassificationDigestAndActiveFlows(CcfairTest):
         p1, p2 = self.ports[0], self.ports[1]
         self.forward_pair(p1, p2, default_rtt_us=self.RTT_US)
         self.enable_digest("reclass_digest_t")
-        mouse, ant, dev = self.group_id("mouse"), self.group_id("ant"), self.dev_port(p2)
+        mouse, ant, idx = self.group_id("mouse"), self.group_id("ant"), self.stats_idx(p2)
         g0 = self.gauges(p2)
         f = K.Flow(0, 1, 47001)
         self.wait_claimable()
@@ -107,8 +152,8 @@ class ReclassificationDigestAndActiveFlows(CcfairTest):
         t_end = time.time()
         self.send(p1, f.data(200))  # ends the SYN's interval: 1 packet
         word = self.wait_group(fid, ant)
-        self.assertEqual(word, (1 << 15) | (dev << 5) | ant,
-                         "group word 0x%04x after the update, expected valid, port %d, ant" % (word, dev))
+        self.assertEqual(word, (1 << 15) | (idx << 5) | ant,
+                         "group word 0x%04x after the update, expected valid, stats index %d, ant" % (word, idx))
         g2 = self.gauges(p2)
         self.assertEqual(self.moved(g1, g2, mouse), (0, 1), "the flow did not leave (port, mouse)")
         self.assertEqual(self.moved(g1, g2, ant), (1, 0), "the flow did not enter (port, ant)")
@@ -118,7 +163,8 @@ class ReclassificationDigestAndActiveFlows(CcfairTest):
         time.sleep(max(0.0, t_end + rtt_s * 1.3 - time.time()))
         self.send(p1, f.data(200, seq=1000))
         word = self.wait_group(fid, mouse)
-        self.assertEqual(word, (1 << 15) | (dev << 5) | mouse, "group word 0x%04x, expected port %d, mouse" % (word, dev))
+        self.assertEqual(word, (1 << 15) | (idx << 5) | mouse,
+                         "group word 0x%04x, expected stats index %d, mouse" % (word, idx))
         g3 = self.gauges(p2)
         self.assertEqual(self.moved(g2, g3, ant), (0, 1), "the flow did not leave (port, ant)")
         self.assertEqual(self.moved(g2, g3, mouse), (1, 0), "the flow did not enter (port, mouse) again")
@@ -126,9 +172,9 @@ class ReclassificationDigestAndActiveFlows(CcfairTest):
         mask = self.info.register_size(IG + ".flow_tracker.flow_sig") - 1
         got = []
         for ds in iter(lambda: self.reclass(0.5), []):
-            got += [(d["old_group"], d["new_group"], d["eg_port"]) for d in ds if d["flow_id"] & mask == fid]
-        self.assertEqual(got, [(mouse, ant, dev), (ant, mouse, dev)],
-                         "reclassification digests of flow %d (old, new, port)" % fid)
+            got += [(d["old_group"], d["new_group"], d["stats_idx"]) for d in ds if d["flow_id"] & mask == fid]
+        self.assertEqual(got, [(mouse, ant, idx), (ant, mouse, idx)],
+                         "reclassification digests of flow %d (old, new, stats index)" % fid)
 
 
 @group("telemetry")
@@ -143,7 +189,7 @@ class QueueMaxDelayResettable(CcfairTest):
         p1, out = self.ports[0], self.shaped_port
         self.forward_pair(p1, out)
         pps = self.params_pps()
-        q = C.queue_index(self.profile, self.dev_port(out), 0)
+        q = self.queue_index(out, 0)
         self.write_register(MAX_DELAY, q, 0)
         self.assertEqual(self.read_register(MAX_DELAY, q), 0)
         burst = [bytes(K.udp(0, 1, size=1000, sport=8100 + i)) for i in range(self.BURST)]

@@ -124,7 +124,7 @@ class _VectorTest(CcfairTest):
             self.insert(band, {"rtt_us": (0, b)}, EG + ".classifier.set_rtt_band", {"band": 0}, priority=10)
             self.insert(band, {"rtt_us": (b + 1, 0xFFFFF)}, EG + ".classifier.set_rtt_band", {"band": 1},
                         priority=10)
-        self.qidx = C.queue_index(self.profile, self.dev_port(out), 0)
+        self.qidx = self.queue_index(out, 0)
         self.write_register(CTV, self.qidx, 0)          # registers outlive tests
         self.write_register(MAX_DELAY, self.qidx, 0)
         if self.profile == "bmv2":

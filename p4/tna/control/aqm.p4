@@ -234,7 +234,9 @@ control Aqm(inout egress_headers_t hdr,
     }
 
     apply {
-        md.qidx = eg_intr_md.egress_port[6:0] ++ hdr.bridged.qid[QID_BITS - 1:0];
+        // The port's stats index (port_cfg), not its device port; 7 bits of
+        // it, as the local port before, keep the arrays' size.
+        md.qidx = md.stats_idx[6:0] ++ hdr.bridged.qid[QID_BITS - 1:0];
         md.depth = (bit<32>)eg_intr_md.enq_qdepth;
         aqm_cfg.apply();
         queue_delay();

@@ -422,7 +422,7 @@ control Classifier(inout egress_headers_t hdr,
         // Its own action: a keyless table cannot combine hash output with the
         // action data the constants above need (bf-p4c, Tofino 2).
         if (md.upd_ok == 1) {
-            md.mirror_fg = fg_hash.get({2w2, eg_intr_md.egress_port, md.new_group[4:0]});
+            md.mirror_fg = fg_hash.get({2w2, md.stats_idx, md.new_group[4:0]});
         }
     }
 }

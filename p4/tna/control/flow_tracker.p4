@@ -115,9 +115,9 @@ control FlowTracker(inout ingress_headers_t hdr,
         }
     };
 
-    // --- group: valid(1) . port unknown(1) . egress port(9) . group(5); bits
-    // 13:0 are the (port, group) counter index once the port is known (the
-    // first group update from egress carries it).
+    // --- group: valid(1) . port unknown(1) . egress port's stats index(9) .
+    // group(5); bits 13:0 are the (port, group) counter index once the port
+    // is known (the first group update from egress carries it).
     RegisterAction<bit<16>, bit<FLOW_IDX_BITS>, bit<16>>(flow_group) group_read = {
         void apply(inout bit<16> v, out bit<16> rv) {
             rv = v;

@@ -44,7 +44,7 @@ control Telemetry(in egress_headers_t hdr,
     }
 
     apply {
-        md.pg_idx = (bit<9>)md.eg_port ++ hdr.bridged.group[4:0];
+        md.pg_idx = md.stats_idx ++ hdr.bridged.group[4:0];
         if (md.on == 1) {
             pg_pkts.count(md.pg_idx);
         }

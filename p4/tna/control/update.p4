@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Bookkeeping when a flow's group register is written (new flow or a group
 // update from the egress classifier): flows entering / leaving each
-// (port, group), and a rate-bounded digest for reclassifications.
+// (port, group), and a rate-bounded digest for reclassifications. Ports are
+// their stats indices here: the group word holds the one egress wrote, a new
+// flow uses md.eg_stats_idx (IgEgPortIdx).
 control GroupUpdate(in ingress_headers_t hdr,
                     inout ingress_metadata_t md,
                     inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md) {
@@ -28,7 +30,7 @@ control GroupUpdate(in ingress_headers_t hdr,
                 pg_flow_enter.count(md.fg_new[13:0]);
             } else {
                 // New flow (mouse): the port is the one forwarding chose.
-                pg_flow_enter.count((bit<9>)md.eg_port ++ (bit<5>)GROUP_MOUSE);
+                pg_flow_enter.count(md.eg_stats_idx ++ (bit<5>)GROUP_MOUSE);
             }
             if (md.fg_old[15:14] == 2w2) {
                 pg_flow_leave.count(md.fg_old[13:0]);
@@ -39,14 +41,14 @@ control GroupUpdate(in ingress_headers_t hdr,
                 if (md.is_update == 1) {
                     pg_flow_leave.count(md.fg_new[13:5] ++ md.fg_old[4:0]);
                 } else {
-                    pg_flow_leave.count((bit<9>)md.eg_port ++ md.fg_old[4:0]);
+                    pg_flow_leave.count(md.eg_stats_idx ++ md.fg_old[4:0]);
                 }
             }
             if (md.is_update == 1) {
                 if (digest_allow.execute(0) == 1) {
                     ig_dprsr_md.digest_type = DIGEST_TYPE_RECLASS;
                     md.digest.flow_id = hdr.update.flow_idx;
-                    md.digest.eg_port = (bit<16>)md.fg_new[13:5];
+                    md.digest.stats_idx = (bit<16>)md.fg_new[13:5];
                     md.digest.new_group = (bit<8>)md.fg_new[4:0];
                     if (md.fg_old[15:15] == 1) {
                         md.digest.old_group = (bit<8>)md.fg_old[4:0];

@@ -124,7 +124,7 @@ control Aqm(inout headers_t hdr,
     }
 
     apply {
-        md.qidx = sm.egress_port[6:0] ++ hdr.bridged.qid[QID_BITS - 1:0];
+        md.qidx = md.stats_idx[6:0] ++ hdr.bridged.qid[QID_BITS - 1:0];
         md.depth = (bit<32>)sm.enq_qdepth;
         aqm_cfg.apply();
         queue_delay();

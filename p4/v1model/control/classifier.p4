@@ -251,7 +251,7 @@ control Classifier(inout headers_t hdr,
             eg_dprsr_md.mirror_type = MIRROR_TYPE_UPDATE;
             md.mirror_flow_idx = hdr.bridged.flow_idx;
             md.mirror_bmd_type = BMD_MIRROR_UPDATE;
-            md.mirror_fg = 2w2 ++ sm.egress_port ++ md.new_group[4:0];
+            md.mirror_fg = 2w2 ++ md.stats_idx ++ md.new_group[4:0];
         }
     }
 }

@@ -8,7 +8,7 @@ control Telemetry(in headers_t hdr,
     counter<bit<32>>(NUM_PG_INDEX, CounterType.packets) pg_marks;
 
     apply {
-        md.pg_idx = (bit<9>)md.eg_port ++ hdr.bridged.group[4:0];
+        md.pg_idx = md.stats_idx ++ hdr.bridged.group[4:0];
         if (md.on == 1) {
             pg_pkts.count((bit<32>)md.pg_idx);
             // Drops as EgressPipe.egress_out decides them.

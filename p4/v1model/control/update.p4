@@ -25,7 +25,7 @@ control GroupUpdate(in headers_t hdr,
             if (md.is_update == 1) {
                 pg_flow_enter.count((bit<32>)md.fg_new[13:0]);
             } else {
-                pg_flow_enter.count((bit<32>)((bit<9>)md.eg_port ++ (bit<5>)GROUP_MOUSE));
+                pg_flow_enter.count((bit<32>)(md.eg_stats_idx ++ (bit<5>)GROUP_MOUSE));
             }
             if (md.fg_old[15:14] == 2w2) {
                 pg_flow_leave.count((bit<32>)md.fg_old[13:0]);
@@ -33,7 +33,7 @@ control GroupUpdate(in headers_t hdr,
                 if (md.is_update == 1) {
                     pg_flow_leave.count((bit<32>)(md.fg_new[13:5] ++ md.fg_old[4:0]));
                 } else {
-                    pg_flow_leave.count((bit<32>)((bit<9>)md.eg_port ++ md.fg_old[4:0]));
+                    pg_flow_leave.count((bit<32>)(md.eg_stats_idx ++ md.fg_old[4:0]));
                 }
             }
             if (md.is_update == 1) {
@@ -42,7 +42,7 @@ control GroupUpdate(in headers_t hdr,
                 if (allowed == 1) {
                     ig_dprsr_md.digest_type = DIGEST_TYPE_RECLASS;
                     md.digest.flow_id = hdr.update.flow_idx;
-                    md.digest.eg_port = (bit<16>)md.fg_new[13:5];
+                    md.digest.stats_idx = (bit<16>)md.fg_new[13:5];
                     md.digest.new_group = (bit<8>)md.fg_new[4:0];
                     if (md.fg_old[15:15] == 1) {
                         md.digest.old_group = (bit<8>)md.fg_old[4:0];

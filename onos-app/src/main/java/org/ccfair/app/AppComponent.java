@@ -9,6 +9,7 @@ import org.ccfair.app.compute.DevicePolicy;
 import org.ccfair.app.compute.FabricView;
 import org.ccfair.app.compute.PolicyWrite;
 import org.ccfair.app.compute.PortRole;
+import org.ccfair.app.compute.StatsIndex;
 import org.ccfair.app.policy.FairnessIntent;
 import org.ccfair.app.policy.IntentJson;
 import org.ccfair.app.policy.IntentStore;
@@ -53,6 +54,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -116,6 +118,8 @@ public class AppComponent implements CcfairService {
     private IntentStore store;
     private PolicyEngine engine;
     private final StatsCache statsCache = new StatsCache();
+    // Stats indices netcfg fixes per device (CcfairConfig); other devices get StatsIndex.assign.
+    private volatile Map<String, Map<Long, Integer>> fixedIndices = Map.of();
     private Cocoa cocoa;
     private ScheduledExecutorService executor;
     private ScheduledFuture<?> periodic;
@@ -351,8 +355,13 @@ public class AppComponent implements CcfairService {
             if (!isMaster(d)) {
                 continue;
             }
-            List<Long> ports = new ArrayList<>();
-            fabric.ports(d).forEach(p -> ports.add(p.number()));
+            // Each port's cells are at its stats index, the one its port configuration carries.
+            Map<Long, Integer> ports = new HashMap<>();
+            fabric.ports(d).forEach(p -> {
+                if (p.statsIndex() >= 0 && p.statsIndex() < statsIndices()) {
+                    ports.put(p.number(), p.statsIndex());
+                }
+            });
             try {
                 statsCache.update(d, statsSource.read(d, ports));
                 observeQueues(d, fabric, ports);
@@ -365,7 +374,7 @@ public class AppComponent implements CcfairService {
     }
 
     // Feeds the Cocoa loop with this round's per-queue counters (adaptive buffers).
-    private void observeQueues(String d, FabricView fabric, List<Long> ports) throws Exception {
+    private void observeQueues(String d, FabricView fabric, Map<Long, Integer> ports) throws Exception {
         int numQueues = engine.compiler().numQueues();
         Map<Long, List<QueueStats>> queues = statsSource.readQueues(d, ports, numQueues);
         Map<Long, List<GroupStats>> groups = statsCache.device(d);
@@ -377,6 +386,11 @@ public class AppComponent implements CcfairService {
                 cocoa.observe(d, p.number(), p.speedMbps(), gs, qs, engine.compiler().initialBuffer(), now);
             }
         }
+    }
+
+    // Stats indices per device (params ports.stats_indices): ports beyond get none.
+    private int statsIndices() {
+        return (int) params.integer("ports", "stats_indices");
     }
 
     private boolean isMaster(String deviceId) {
@@ -403,7 +417,18 @@ public class AppComponent implements CcfairService {
         for (Device dev : deviceService.getAvailableDevices(Device.Type.SWITCH)) {
             String id = dev.id().toString();
             b.device(id);
-            for (Port p : deviceService.getPorts(dev.id())) {
+            List<Port> all = deviceService.getPorts(dev.id());
+            // Stats indices from every port of the device, enabled or not: a
+            // port going down moves no other port's index (StatsIndex).
+            List<Long> numbers = new ArrayList<>();
+            for (Port p : all) {
+                if (!p.number().isLogical()) {
+                    numbers.add(p.number().toLong());
+                }
+            }
+            Map<Long, Integer> fixed = fixedIndices.get(id);
+            b.statsIndices(id, fixed != null ? fixed : StatsIndex.assign(numbers, statsIndices()));
+            for (Port p : all) {
                 if (!p.isEnabled() || p.number().isLogical()) {
                     continue;
                 }
@@ -427,6 +452,7 @@ public class AppComponent implements CcfairService {
         try {
             List<FairnessIntent> intents = cfg.intents();
             long period = cfg.recomputePeriodMs();
+            fixedIndices = cfg.statsIndices();
             schedule(period > 0 ? period : params.integer("controller", "recompute_period_ms"));
             if (store != null) {
                 for (FairnessIntent in : intents) {
@@ -493,6 +519,7 @@ public class AppComponent implements CcfairService {
                 e.config().ifPresent(c -> applyConfig((CcfairConfig) c));
             } else if (e.type() == NetworkConfigEvent.Type.CONFIG_REMOVED) {
                 schedule(params.integer("controller", "recompute_period_ms"));
+                fixedIndices = Map.of();
             }
         }
     }

@@ -36,8 +36,10 @@ import java.util.List;
 import java.util.Map;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.fail;
 import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
 /**
@@ -107,6 +109,10 @@ public class AppComponentTest {
         assertEquals(1, app.intents().size());
         app.deactivate();
         invalid(config("{\"intents\":[],\"x\":1}"), "\"x\"");
+        invalid(config("{\"stats_indices\":{\"device:a\":{\"1\":0,\"2\":0}}}"), "index 0 given twice");
+        invalid(config("{\"stats_indices\":{\"device:a\":{\"1\":127}}}"), "stats_indices.device:a.1: 127 is not");
+        invalid(config("{\"stats_indices\":{\"device:a\":{\"x\":1}}}"), "'x' is not a port number");
+        invalid(config("{\"stats_indices\":[]}"), "stats_indices: expected an object");
     }
 
     private static void invalid(CcfairConfig c, String text) {
@@ -190,6 +196,49 @@ public class AppComponentTest {
             app.recomputeNow();
             assertEquals("the store count check reaches the bound writer", entries, flows.storeContents(id).size());
             assertEquals(flows.storeContents(id), flows.deviceContents(id));
+        } finally {
+            app.deactivate();
+        }
+    }
+
+    @Test
+    public void statsAreReadAtTheIndicesOfAllTheDevicesPorts() throws Exception {
+        DeviceId id = DeviceId.deviceId("device:leaf1");
+        Device dev = new DefaultDevice(new ProviderId("test", "ccfair"), id, Device.Type.SWITCH, "", "", "", "",
+                                       new ChassisId());
+        // SDN port numbers; 150 is disabled: not configured, but it keeps its index.
+        List<Port> ports = List.of(new DefaultPort(dev, PortNumber.portNumber(300), true, Port.Type.COPPER, 10_000),
+                                   new DefaultPort(dev, PortNumber.portNumber(150), false, Port.Type.COPPER, 10_000),
+                                   new DefaultPort(dev, PortNumber.portNumber(100), true, Port.Type.COPPER, 10_000));
+        AppComponent app = unactivated();
+        app.deviceService = devices(dev, ports, new ArrayList<>());
+        app.activate();
+        try {
+            List<Map<Long, Integer>> asked = java.util.Collections.synchronizedList(new ArrayList<>());
+            app.bind(new FlowRuleWriter(app.params(), app.appId(), new FakeFlowRuleService(), new FakeGroupService(),
+                                        d -> "tofino", 1000),
+                     (d, p) -> {
+                         asked.add(p);
+                         return Map.of();
+                     });
+            app.recomputeNow();
+            assertFalse(asked.isEmpty());
+            synchronized (asked) {
+                // every round (the scheduled one may run too) asks for the same cells
+                asked.forEach(m -> assertEquals(Map.of(100L, 0, 300L, 2), m));
+            }
+            assertEquals(2, app.policies().get(id.toString()).port(300).statsIndex());
+            assertNull(app.policies().get(id.toString()).port(150));
+
+            // netcfg fixes the device's indices: port 300 gets 5, port 100 (not listed) none.
+            app.applyConfig(config("{\"stats_indices\":{\"device:leaf1\":{\"300\":5}}}"));
+            asked.clear();
+            app.recomputeNow();
+            synchronized (asked) {
+                assertEquals(Map.of(300L, 5), asked.get(asked.size() - 1));
+            }
+            assertEquals(5, app.policies().get(id.toString()).port(300).statsIndex());
+            assertNull("a port netcfg leaves out is not configured", app.policies().get(id.toString()).port(100));
         } finally {
             app.deactivate();
         }

@@ -25,18 +25,21 @@ public final class FabricView {
         private final long number;
         private final PortRole role;
         private final long speedMbps;
+        private final int statsIndex;
 
         /**
          * Creates a port.
          *
-         * @param number    port number
-         * @param role      edge or fabric
-         * @param speedMbps port speed
+         * @param number     port number
+         * @param role       edge or fabric
+         * @param speedMbps  port speed
+         * @param statsIndex stats index ({@link StatsIndex}), or -1 for none
          */
-        public Port(long number, PortRole role, long speedMbps) {
+        public Port(long number, PortRole role, long speedMbps, int statsIndex) {
             this.number = number;
             this.role = role;
             this.speedMbps = speedMbps;
+            this.statsIndex = statsIndex;
         }
 
         /**
@@ -66,18 +69,28 @@ public final class FabricView {
             return speedMbps;
         }
 
+        /**
+         * Stats index of the port: the index of its cells in the data plane's
+         * per-port counters and registers ({@link StatsIndex}).
+         *
+         * @return index, or -1 if the port has none (it is left unconfigured)
+         */
+        public int statsIndex() {
+            return statsIndex;
+        }
+
         @Override
         public boolean equals(Object o) {
             if (!(o instanceof Port)) {
                 return false;
             }
             Port p = (Port) o;
-            return number == p.number && role == p.role && speedMbps == p.speedMbps;
+            return number == p.number && role == p.role && speedMbps == p.speedMbps && statsIndex == p.statsIndex;
         }
 
         @Override
         public int hashCode() {
-            return Objects.hash(number, role, speedMbps);
+            return Objects.hash(number, role, speedMbps, statsIndex);
         }
     }
 
@@ -138,6 +151,7 @@ public final class FabricView {
     /** Builder. */
     public static final class Builder {
         private final Map<String, List<Port>> devices = new TreeMap<>();
+        private final Map<String, Map<Long, Integer>> indices = new TreeMap<>();
 
         /**
          * Adds a device with no ports (yet).
@@ -160,7 +174,21 @@ public final class FabricView {
          * @return this
          */
         public Builder port(String deviceId, long number, PortRole role, long speedMbps) {
-            devices.computeIfAbsent(deviceId, d -> new ArrayList<>()).add(new Port(number, role, speedMbps));
+            devices.computeIfAbsent(deviceId, d -> new ArrayList<>()).add(new Port(number, role, speedMbps, -1));
+            return this;
+        }
+
+        /**
+         * Sets the stats indices of a device's ports ({@link StatsIndex#assign}
+         * over all its ports). Without it, a device's ports get the indices
+         * {@link StatsIndex#assign} gives the ports added to the view.
+         *
+         * @param deviceId device id
+         * @param index    port number to stats index; ports absent from it get none
+         * @return this
+         */
+        public Builder statsIndices(String deviceId, Map<Long, Integer> index) {
+            indices.put(deviceId, Map.copyOf(index));
             return this;
         }
 
@@ -172,7 +200,16 @@ public final class FabricView {
         public FabricView build() {
             ImmutableSortedMap.Builder<String, List<Port>> b = ImmutableSortedMap.naturalOrder();
             devices.forEach((d, ps) -> {
-                List<Port> sorted = new ArrayList<>(ps);
+                Map<Long, Integer> index = indices.get(d);
+                if (index == null) {
+                    List<Long> numbers = new ArrayList<>();
+                    ps.forEach(p -> numbers.add(p.number()));
+                    index = StatsIndex.assign(numbers, Integer.MAX_VALUE);
+                }
+                List<Port> sorted = new ArrayList<>(ps.size());
+                for (Port p : ps) {
+                    sorted.add(new Port(p.number(), p.role(), p.speedMbps(), index.getOrDefault(p.number(), -1)));
+                }
                 sorted.sort((a, c) -> Long.compare(a.number(), c.number()));
                 b.put(d, ImmutableList.copyOf(sorted));
             });

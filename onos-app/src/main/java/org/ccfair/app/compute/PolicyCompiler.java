@@ -63,6 +63,7 @@ public final class PolicyCompiler {
     // Per-intent values that do not depend on the port, computed once per intent object.
     private final Map<FairnessIntent, Plan> plans = new java.util.IdentityHashMap<>();
     private final int limitedShareShift;
+    private final int statsIndices;
     private volatile Cocoa cocoa;
     // Scratch space of allocateQueues (the compiler is single-threaded).
     private final double[] demand;
@@ -109,6 +110,7 @@ public final class PolicyCompiler {
         this.slotsPerGroup = (int) params.integer("queues", "slots_per_group");
         this.bdpShift = (int) params.integer("classifier", "bdp_shift");
         this.limitedShareShift = (int) params.integer("controller", "limited_share_shift");
+        this.statsIndices = (int) params.integer("ports", "stats_indices");
         this.ant = (int) params.integer("groups", "ant");
         this.mouse = (int) params.integer("groups", "mouse");
         this.demand = new double[numGroups];
@@ -211,6 +213,11 @@ public final class PolicyCompiler {
         TvfProfile[] ids = new TvfProfile[maxProfiles];
         List<PortPolicy> out = new ArrayList<>(ports.size());
         for (FabricView.Port p : ports) {
+            if (p.statsIndex() < 0 || p.statsIndex() >= statsIndices) {
+                // No cells of its own (more ports than ports.stats_indices): left
+                // unconfigured, its traffic counts in the unconfigured index's cells.
+                continue;
+            }
             FairnessIntent in = governing(intents, deviceId, p.number());
             Plan plan = plan(in);
             int profileId = profileId(plan.profile, ids, previous, deviceId);
@@ -222,7 +229,7 @@ public final class PolicyCompiler {
             int[][] ctv = ctvRange(queues, plan.profile, bin(fairKbps, 0));
             out.add(new PortPolicy(p.number(), p.role(), in.id(), queues, profileId,
                                    bin(fairKbps, bdpShift), plan.classifier, in.targetDelayUs(),
-                                   plan.adaptive, plan.buffer, limits, ctv[0], ctv[1]));
+                                   plan.adaptive, plan.buffer, limits, ctv[0], ctv[1], p.statsIndex()));
         }
         return new DevicePolicy(deviceId, out, ids, numQueues);
     }

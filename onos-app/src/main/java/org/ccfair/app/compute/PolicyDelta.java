@@ -25,9 +25,10 @@ import java.util.Map;
  * <li>RTT bands (full push only; they come from params/ccfair.json);</li>
  * <li>AQM configuration of every queue of changed ports (before groups move into them);</li>
  * <li>queue-map slots (each slot write moves one slot atomically);</li>
- * <li>egress port configuration: role, TVF profile reference (the flip), fair rate, classifier;</li>
+ * <li>egress port configuration: role, TVF profile reference (the flip), fair rate, classifier, stats
+ * index; with it the ingress's stats index of the port (PORT_INDEX, the same index);</li>
  * <li>ingress port configuration: role (edge ports start trusting nothing, fabric ports the shim);</li>
- * <li>deletes: ingress and egress port configuration of removed ports, then their queue-map
+ * <li>deletes: ingress and egress port configuration and stats index of removed ports, then their queue-map
  * slots, then their AQM rows, then TVF entries of profile ids no port refers to any more.</li>
  * </ol>
  * <p>Consecutive writes with the same {@link PolicyWrite#batch()} are independent of each
@@ -127,6 +128,7 @@ public final class PolicyDelta {
         for (PortPolicy o : removed) {
             ph.get(6).add(delete(PolicyTable.INGRESS_PORT, o.port()));
             ph.get(6).add(delete(PolicyTable.EGRESS_PORT, o.port()));
+            ph.get(6).add(delete(PolicyTable.PORT_INDEX, o.port()));
             for (int g = 0; g < o.groups(); g++) {
                 for (int s = 0; s < slotsPerGroup; s++) {
                     ph.get(7).add(delete(PolicyTable.QUEUE_MAP, o.port(), g, s));
@@ -169,7 +171,7 @@ public final class PolicyDelta {
             }
         }
         for (PortPolicy p : policy.ports()) {
-            n += 2 + (long) p.groups() * slotsPerGroup + policy.numQueues();
+            n += 3 + (long) p.groups() * slotsPerGroup + policy.numQueues();
         }
         return n;
     }
@@ -198,7 +200,8 @@ public final class PolicyDelta {
     }
 
     private long[] egress(PortPolicy p) {
-        return new long[]{role(p), p.tvfProfileId(), p.fairRateBin(), antMaxPkts, p.mLd(), p.mPl(), p.mM(), ssDrop};
+        return new long[]{role(p), p.tvfProfileId(), p.fairRateBin(), antMaxPkts, p.mLd(), p.mPl(), p.mM(), ssDrop,
+                          p.statsIndex()};
     }
 
     private long[] aqm(PortPolicy p, int q) {
@@ -207,6 +210,9 @@ public final class PolicyDelta {
 
     private void port(List<List<PolicyWrite>> ph, PortPolicy o, PortPolicy p, int numQueues) {
         long n = p.port();
+        if (p.statsIndex() < 0) {
+            throw new IllegalArgumentException("port " + n + " has no stats index");
+        }
         boolean insert = o == null;
         for (int q = 0; q < numQueues; q++) {
             long[] aqm = aqm(p, q);
@@ -225,6 +231,11 @@ public final class PolicyDelta {
         long[] eg = egress(p);
         if (insert || !Arrays.equals(egress(o), eg)) {
             ph.get(4).add(write(insert, PolicyTable.EGRESS_PORT, new long[]{n}, eg));
+        }
+        // Same step as the egress entry: nothing refers to either, and the
+        // two indices of a port differ only between the two writes.
+        if (insert || o.statsIndex() != p.statsIndex()) {
+            ph.get(4).add(write(insert, PolicyTable.PORT_INDEX, new long[]{n}, p.statsIndex()));
         }
         if (insert || o.role() != p.role()) {
             ph.get(5).add(write(insert, PolicyTable.INGRESS_PORT, new long[]{n}, role(p), defaultRttUs));

@@ -15,9 +15,14 @@ public enum PolicyTable {
     INGRESS_PORT,
     /**
      * EgressPipe.port_cfg.port_cfg. Key: port. Value: role, TVF profile, fair rate bin,
-     * ant max packets, mLD, mPL, mM, slow-start drop (0/1).
+     * ant max packets, mLD, mPL, mM, slow-start drop (0/1), stats index.
      */
     EGRESS_PORT,
+    /**
+     * IngressPipe.eg_port_idx.eg_port_idx. Key: port. Value: stats index (the same as in
+     * the port's EGRESS_PORT entry; the ingress counts flows per egress port with it).
+     */
+    PORT_INDEX,
     /** IngressPipe.queueing.queue_map. Key: port, group, slot. Value: queue id. */
     QUEUE_MAP,
     /** EgressPipe.marker.tvf. Key: profile, group, rate bin. Value: packet value. */

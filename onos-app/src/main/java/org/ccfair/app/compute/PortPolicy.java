@@ -10,7 +10,8 @@ import java.util.Arrays;
  * (queues are laid out group after group in group-id order, so the counts
  * alone define the group to queue map), the TVF profile its edge marking
  * uses, the fair rate of one long-lived flow as a rate bin, the classifier
- * thresholds, the AQM target and the buffer limit.
+ * thresholds, the AQM target and the buffer limit, and the port's stats
+ * index (where the data plane counts it, {@link StatsIndex}).
  */
 public final class PortPolicy {
 
@@ -29,6 +30,7 @@ public final class PortPolicy {
     private final int[] queueLimitPkts;
     private final int[] ctvLo;
     private final int[] ctvHi;
+    private final int statsIndex;
     private final int hash;
 
     /**
@@ -48,7 +50,7 @@ public final class PortPolicy {
     public PortPolicy(long port, PortRole role, String intentId, int[] queues, int tvfProfileId, int fairRateBin,
                       int[] classifier, long targetDelayUs, boolean adaptiveBuffer, int bufferLimitPkts) {
         this(port, role, intentId, queues, tvfProfileId, fairRateBin, classifier, targetDelayUs, adaptiveBuffer,
-             bufferLimitPkts, null, null, null);
+             bufferLimitPkts, null, null, null, -1);
     }
 
     /**
@@ -67,10 +69,12 @@ public final class PortPolicy {
      * @param queueLimitPkts  limit per queue id (copied), or null for bufferLimitPkts everywhere
      * @param ctvLo           lowest CTV per queue id (copied), or null for 0
      * @param ctvHi           highest CTV per queue id (copied), or null for 65535
+     * @param statsIndex      stats index of the port ({@link StatsIndex}), or -1 if it has none (not writable)
      */
     public PortPolicy(long port, PortRole role, String intentId, int[] queues, int tvfProfileId, int fairRateBin,
                       int[] classifier, long targetDelayUs, boolean adaptiveBuffer, int bufferLimitPkts,
-                      int[] queueLimitPkts, int[] ctvLo, int[] ctvHi) {
+                      int[] queueLimitPkts, int[] ctvLo, int[] ctvHi, int statsIndex) {
+        this.statsIndex = statsIndex;
         this.queueLimitPkts = queueLimitPkts == null ? null : queueLimitPkts.clone();
         this.ctvLo = ctvLo == null ? null : ctvLo.clone();
         this.ctvHi = ctvHi == null ? null : ctvHi.clone();
@@ -99,6 +103,7 @@ public final class PortPolicy {
         h = 31 * h + Arrays.hashCode(queueLimitPkts);
         h = 31 * h + Arrays.hashCode(ctvLo);
         h = 31 * h + Arrays.hashCode(ctvHi);
+        h = 31 * h + statsIndex;
         this.hash = 31 * h + bufferLimitPkts;
     }
 
@@ -109,6 +114,16 @@ public final class PortPolicy {
      */
     public long port() {
         return port;
+    }
+
+    /**
+     * Stats index: the port's cells in the data plane's per-port counters and
+     * registers, written into its port configuration ({@link StatsIndex}).
+     *
+     * @return index, or -1 if the port has none
+     */
+    public int statsIndex() {
+        return statsIndex;
     }
 
     /**
@@ -296,7 +311,7 @@ public final class PortPolicy {
                 && targetDelayUs == p.targetDelayUs && adaptiveBuffer == p.adaptiveBuffer
                 && bufferLimitPkts == p.bufferLimitPkts
                 && Arrays.equals(queueLimitPkts, p.queueLimitPkts)
-                && Arrays.equals(ctvLo, p.ctvLo) && Arrays.equals(ctvHi, p.ctvHi);
+                && Arrays.equals(ctvLo, p.ctvLo) && Arrays.equals(ctvHi, p.ctvHi) && statsIndex == p.statsIndex;
     }
 
     @Override

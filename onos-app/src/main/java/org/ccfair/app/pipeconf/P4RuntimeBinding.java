@@ -12,7 +12,6 @@ import org.onosproject.net.DeviceId;
 import org.onosproject.net.device.DeviceService;
 import org.onosproject.net.flow.FlowRuleService;
 import org.onosproject.net.group.GroupService;
-import org.onosproject.net.pi.model.PiCounterId;
 import org.onosproject.net.pi.model.PiPipeconf;
 import org.onosproject.net.pi.runtime.PiCounterCell;
 import org.onosproject.net.pi.runtime.PiCounterCellHandle;
@@ -28,11 +27,8 @@ import org.osgi.service.component.annotations.ReferenceCardinality;
 
 import java.net.URI;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-
-import static org.ccfair.app.pipeconf.P4InfoConstants.*;
 
 /**
  * Binds the app to the devices. Policy writes go through ONOS's services
@@ -72,12 +68,12 @@ public class P4RuntimeBinding {
                                                    id -> profile(pipeconf(id)), STAGE_TIMEOUT_MS);
         app.bind(writer, new StatsSource() {
             @Override
-            public Map<Long, List<GroupStats>> read(String deviceId, List<Long> ports) throws Exception {
+            public Map<Long, List<GroupStats>> read(String deviceId, Map<Long, Integer> ports) throws Exception {
                 return P4RuntimeBinding.this.read(deviceId, ports);
             }
 
             @Override
-            public Map<Long, List<QueueStats>> readQueues(String deviceId, List<Long> ports, int numQueues)
+            public Map<Long, List<QueueStats>> readQueues(String deviceId, Map<Long, Integer> ports, int numQueues)
                     throws Exception {
                 return P4RuntimeBinding.this.readQueues(deviceId, ports, numQueues);
             }
@@ -118,90 +114,35 @@ public class P4RuntimeBinding {
         return pc.id().id().endsWith("tofino2") ? "tofino2" : "tofino";
     }
 
-    private Map<Long, List<GroupStats>> read(String device, List<Long> ports) throws Exception {
+    // Cells at each port's stats index (CounterCells), never at its ONOS port
+    // number: the data plane counts by the index the app wrote into the port tables.
+    private Map<Long, List<GroupStats>> read(String device, Map<Long, Integer> index) throws Exception {
         DeviceId id = DeviceId.deviceId(device);
         PiPipeconf pc = pipeconf(id);
-        List<PiCounterId> ids = List.of(INGRESS_PIPE_UPDATE_PG_FLOW_ENTER, INGRESS_PIPE_UPDATE_PG_FLOW_LEAVE,
-                                        EGRESS_PIPE_TELEMETRY_PG_PKTS, EGRESS_PIPE_TELEMETRY_PG_DROPS,
-                                        EGRESS_PIPE_TELEMETRY_PG_MARKS);
-        Map<PiCounterId, Map<Long, PiCounterCell>> cells = new HashMap<>();
-        for (PiEntity e : client(id).read(p4DeviceId(id), pc).counterCells(ids).submitSync().all()) {
-            PiCounterCell cell = (PiCounterCell) e;
-            cells.computeIfAbsent(cell.cellId().counterId(), k -> new HashMap<>()).put(cell.cellId().index(), cell);
+        List<PiCounterCell> cells = new ArrayList<>();
+        for (PiEntity e : client(id).read(p4DeviceId(id), pc).counterCells(CounterCells.PG_COUNTERS)
+                .submitSync().all()) {
+            cells.add((PiCounterCell) e);
         }
-        int groups = app.params().numGroups();
-        Map<Long, List<GroupStats>> out = new HashMap<>();
-        for (long port : ports) {
-            List<GroupStats> gs = new ArrayList<>();
-            for (int g = 0; g < groups; g++) {
-                long idx = (port << 5) | g; // port-group index of docs/dataplane.md
-                gs.add(new GroupStats(g, pkts(cells, INGRESS_PIPE_UPDATE_PG_FLOW_ENTER, idx)
-                        - pkts(cells, INGRESS_PIPE_UPDATE_PG_FLOW_LEAVE, idx),
-                                      pkts(cells, EGRESS_PIPE_TELEMETRY_PG_PKTS, idx),
-                                      bytes(cells, EGRESS_PIPE_TELEMETRY_PG_PKTS, idx),
-                                      pkts(cells, EGRESS_PIPE_TELEMETRY_PG_DROPS, idx),
-                                      pkts(cells, EGRESS_PIPE_TELEMETRY_PG_MARKS, idx)));
-            }
-            out.put(port, gs);
-        }
-        return out;
+        return CounterCells.groupStats(index, app.params().numGroups(), cells);
     }
 
-    // Per-queue counters of the given ports, cell by cell: the queue index is
-    // local port << qid bits | qid and the histogram index queue index <<
-    // bucket bits | bucket (docs/dataplane.md); both widths follow from the
-    // P4Info sizes of the profile.
-    private Map<Long, List<QueueStats>> readQueues(String device, List<Long> ports, int numQueues)
+    // Per-queue counters of the given ports, cell by cell (CounterCells: the
+    // layout follows from the P4Info sizes of the profile).
+    private Map<Long, List<QueueStats>> readQueues(String device, Map<Long, Integer> index, int numQueues)
             throws Exception {
         DeviceId id = DeviceId.deviceId(device);
         PiPipeconf pc = pipeconf(id);
-        boolean t2 = "tofino2".equals(profile(pc));
-        long queueIdx = t2 ? EGRESS_PIPE_AQM_Q_LIMIT_DROPS_SIZE_TOFINO2 : EGRESS_PIPE_AQM_Q_LIMIT_DROPS_SIZE_TOFINO;
-        long histIdx = t2 ? EGRESS_PIPE_AQM_Q_DEPTH_HIST_SIZE_TOFINO2 : EGRESS_PIPE_AQM_Q_DEPTH_HIST_SIZE_TOFINO;
-        int qidBits = Long.numberOfTrailingZeros(queueIdx) - 7;
-        int buckets = (int) (histIdx / queueIdx);
-        int bucketBits = Integer.numberOfTrailingZeros(buckets);
-        int queues = Math.min(numQueues, 1 << qidBits);
+        CounterCells layout = new CounterCells(profile(pc));
         long cellBytes = app.params().integer("policy", "cell_bytes_" + profile(pc));
         List<PiCounterCellHandle> handles = new ArrayList<>();
-        for (long port : ports) {
-            for (int q = 0; q < queues; q++) {
-                long qi = ((port & 0x7F) << qidBits) | q;
-                handles.add(PiCounterCellHandle.of(id, PiCounterCellId.ofIndirect(EGRESS_PIPE_AQM_Q_LIMIT_DROPS, qi)));
-                for (int b = 0; b < buckets; b++) {
-                    handles.add(PiCounterCellHandle.of(
-                            id, PiCounterCellId.ofIndirect(EGRESS_PIPE_AQM_Q_DEPTH_HIST, (qi << bucketBits) | b)));
-                }
-            }
+        for (PiCounterCellId c : layout.queueCells(index, numQueues)) {
+            handles.add(PiCounterCellHandle.of(id, c));
         }
-        Map<PiCounterId, Map<Long, PiCounterCell>> cells = new HashMap<>();
+        List<PiCounterCell> cells = new ArrayList<>();
         for (PiEntity e : client(id).read(p4DeviceId(id), pc).handles(handles).submitSync().all()) {
-            PiCounterCell cell = (PiCounterCell) e;
-            cells.computeIfAbsent(cell.cellId().counterId(), k -> new HashMap<>()).put(cell.cellId().index(), cell);
+            cells.add((PiCounterCell) e);
         }
-        Map<Long, List<QueueStats>> out = new HashMap<>();
-        for (long port : ports) {
-            List<QueueStats> qs = new ArrayList<>();
-            for (int q = 0; q < queues; q++) {
-                long qi = ((port & 0x7F) << qidBits) | q;
-                long[] hist = new long[buckets];
-                for (int b = 0; b < buckets; b++) {
-                    hist[b] = pkts(cells, EGRESS_PIPE_AQM_Q_DEPTH_HIST, (qi << bucketBits) | b);
-                }
-                qs.add(new QueueStats(q, pkts(cells, EGRESS_PIPE_AQM_Q_LIMIT_DROPS, qi), hist, cellBytes));
-            }
-            out.put(port, qs);
-        }
-        return out;
-    }
-
-    private static long pkts(Map<PiCounterId, Map<Long, PiCounterCell>> m, PiCounterId c, long idx) {
-        PiCounterCell cell = m.getOrDefault(c, Map.of()).get(idx);
-        return cell == null ? 0 : cell.data().packets();
-    }
-
-    private static long bytes(Map<PiCounterId, Map<Long, PiCounterCell>> m, PiCounterId c, long idx) {
-        PiCounterCell cell = m.getOrDefault(c, Map.of()).get(idx);
-        return cell == null ? 0 : cell.data().bytes();
+        return layout.queueStats(index, numQueues, cellBytes, cells);
     }
 }

@@ -117,7 +117,17 @@ public final class PolicyTranslator {
                                          .withParameter(param(M_LD, w.value(4), M_LD_BITWIDTH))
                                          .withParameter(param(M_PL, w.value(5), M_PL_BITWIDTH))
                                          .withParameter(param(M_M, w.value(6), M_M_BITWIDTH))
-                                         .withParameter(param(SS_DROP, w.value(7), SS_DROP_BITWIDTH)).build());
+                                         .withParameter(param(SS_DROP, w.value(7), SS_DROP_BITWIDTH))
+                                         .withParameter(param(STATS_IDX, w.value(8), STATS_IDX_BITWIDTH)).build());
+                }
+                break;
+            case PORT_INDEX:
+                b.forTable(INGRESS_PIPE_EG_PORT_IDX_EG_PORT_IDX)
+                        .withMatchKey(PiMatchKey.builder().addFieldMatch(exact(HDR_EG_PORT, w.key(0),
+                                                                               HDR_EG_PORT_BITWIDTH)).build());
+                if (!del) {
+                    b.withAction(PiAction.builder().withId(INGRESS_PIPE_EG_PORT_IDX_SET_STATS_IDX)
+                                         .withParameter(param(STATS_IDX, w.value(0), STATS_IDX_BITWIDTH)).build());
                 }
                 break;
             case QUEUE_MAP:

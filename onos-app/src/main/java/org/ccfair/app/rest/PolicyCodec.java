@@ -64,6 +64,7 @@ public final class PolicyCodec {
     public ObjectNode port(DevicePolicy d, PortPolicy p) {
         ObjectNode o = MAPPER.createObjectNode();
         o.put("port", p.port());
+        o.put("stats_index", p.statsIndex());
         o.put("role", p.role().name().toLowerCase());
         o.put("intent", p.intentId());
         o.put("tvf_profile", p.tvfProfileId());

@@ -15,11 +15,11 @@ public interface StatsSource {
      * Reads the statistics of the given ports.
      *
      * @param deviceId device id
-     * @param ports    port numbers
+     * @param ports    port number to the port's stats index (where the data plane counts it)
      * @return port number to per-group statistics (index = group id); ports that could not be read are absent
      * @throws Exception if the device cannot be read at all
      */
-    Map<Long, List<GroupStats>> read(String deviceId, List<Long> ports) throws Exception;
+    Map<Long, List<GroupStats>> read(String deviceId, Map<Long, Integer> ports) throws Exception;
 
     /**
      * Reads the per-queue counters the Cocoa loop needs (buffer-limit drops,
@@ -27,12 +27,12 @@ public interface StatsSource {
      * adaptive buffers then keep their current limits.
      *
      * @param deviceId  device id
-     * @param ports     port numbers
+     * @param ports     port number to the port's stats index
      * @param numQueues queues per port
      * @return port number to per-queue statistics
      * @throws Exception if the device cannot be read at all
      */
-    default Map<Long, List<QueueStats>> readQueues(String deviceId, List<Long> ports, int numQueues)
+    default Map<Long, List<QueueStats>> readQueues(String deviceId, Map<Long, Integer> ports, int numQueues)
             throws Exception {
         return Map.of();
     }

@@ -104,7 +104,7 @@ public class PolicyDeltaTest {
         DevicePolicy p = compile(fabric(4), List.of(), StatsSnapshot.EMPTY, null);
         List<PolicyWrite> ws = delta.full(p);
         int rttBands = P.integers("policy", "rtt_band_boundaries_us").length + 1;
-        assertEquals(g * bins + rttBands + 4 * (q + g * slots + 2), ws.size());
+        assertEquals(g * bins + rttBands + 4 * (q + g * slots + 3), ws.size());
         assertEquals("entries() counts what full() writes", ws.size(), delta.entries(p));
         assertTrue(ws.stream().allMatch(w -> w.op() == PolicyWrite.Op.INSERT));
         new SimDevice().apply(ws);
@@ -133,6 +133,41 @@ public class PolicyDeltaTest {
         SimDevice ref = new SimDevice();
         ref.apply(delta.full(b));
         assertEquals("delta lands on the same tables as a full push", keys(ref), keys(dev));
+    }
+
+    @Test
+    public void statsIndexMovesRewriteBothPortTablesInOneStep() {
+        DevicePolicy a = compile(fabric(4), List.of(), StatsSnapshot.EMPTY, null);
+        assertEquals(List.of(0, 1, 2, 3), indices(a));
+        // A port numbered below the others appears: theirs move up by one (StatsIndex).
+        FabricView.Builder fb = FabricView.builder().port(D, 0, PortRole.EDGE, 10_000);
+        fabric(4).ports(D).forEach(p -> fb.port(D, p.number(), p.role(), p.speedMbps()));
+        DevicePolicy b = compile(fb.build(), List.of(), StatsSnapshot.EMPTY, a);
+        assertEquals(List.of(0, 1, 2, 3, 4), indices(b));
+        List<PolicyWrite> ws = delta.between(a, b);
+        List<PolicyWrite> idx = new java.util.ArrayList<>();
+        for (PolicyWrite w : ws) {
+            if (w.table() == PolicyTable.PORT_INDEX || w.table() == PolicyTable.EGRESS_PORT) {
+                idx.add(w);
+            }
+        }
+        assertEquals("both tables for each of the 5 ports", 10, idx.size());
+        assertEquals("in one step", 1, idx.stream().map(PolicyWrite::batch).distinct().count());
+        SimDevice dev = new SimDevice();
+        dev.apply(delta.full(a));
+        dev.apply(ws);
+        for (PortPolicy p : b.ports()) {
+            long[] eg = dev.rows.get(PolicyTable.EGRESS_PORT + Arrays.toString(new long[]{p.port()}));
+            long[] ig = dev.rows.get(PolicyTable.PORT_INDEX + Arrays.toString(new long[]{p.port()}));
+            assertEquals("egress port_cfg stats_idx of port " + p.port(), p.statsIndex(), eg[eg.length - 1]);
+            assertEquals("eg_port_idx of port " + p.port(), p.statsIndex(), ig[0]);
+        }
+    }
+
+    private static List<Integer> indices(DevicePolicy p) {
+        List<Integer> out = new java.util.ArrayList<>();
+        p.ports().forEach(x -> out.add(x.statsIndex()));
+        return out;
     }
 
     private static Map<String, List<Long>> keys(SimDevice d) {

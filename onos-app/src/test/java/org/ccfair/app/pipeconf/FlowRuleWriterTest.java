@@ -170,10 +170,11 @@ public class FlowRuleWriterTest {
                 w(PolicyTable.RTT_BAND, new long[]{0, 19_999}, 0).inBatch(1),
                 w(PolicyTable.AQM, new long[]{5, 4}, 1000, 100, 1, 12, 240).inBatch(2),
                 w(PolicyTable.QUEUE_MAP, new long[]{5, 2, 3}, 7).inBatch(3),
-                w(PolicyTable.EGRESS_PORT, new long[]{5}, FABRIC, 3, 40, 8, 2, 5, 9, 1).inBatch(4),
+                w(PolicyTable.EGRESS_PORT, new long[]{5}, FABRIC, 3, 40, 8, 2, 5, 9, 1, 17).inBatch(4),
+                w(PolicyTable.PORT_INDEX, new long[]{5}, 17).inBatch(4),
                 w(PolicyTable.INGRESS_PORT, new long[]{5}, EDGE, 50_000).inBatch(5));
         writer.write(DEV, ws);
-        assertEquals(6, flows.store.size());
+        assertEquals(7, flows.store.size());
         flows.store.values().forEach(FlowRuleWriterTest::owned);
 
         FlowRule tvf = stored(EGRESS_PIPE_MARKER_TVF);
@@ -210,7 +211,7 @@ public class FlowRuleWriterTest {
 
         FlowRule eg = stored(EGRESS_PIPE_PORT_CFG_PORT_CFG);
         exact(eg, HDR_EG_PORT, 5, HDR_EG_PORT_BITWIDTH);
-        a = action(eg, EGRESS_PIPE_PORT_CFG_SET_PORT_CFG, 8);
+        a = action(eg, EGRESS_PIPE_PORT_CFG_SET_PORT_CFG, 9);
         param(a, ROLE, FABRIC, ROLE_BITWIDTH);
         param(a, TVF_PROFILE, 3, TVF_PROFILE_BITWIDTH);
         param(a, FAIR_RATE_BIN, 40, FAIR_RATE_BIN_BITWIDTH);
@@ -219,6 +220,12 @@ public class FlowRuleWriterTest {
         param(a, M_PL, 5, M_PL_BITWIDTH);
         param(a, M_M, 9, M_M_BITWIDTH);
         param(a, SS_DROP, 1, SS_DROP_BITWIDTH);
+        param(a, STATS_IDX, 17, STATS_IDX_BITWIDTH);
+
+        // The port's stats index for the ingress flow gauges, keyed by the egress port.
+        FlowRule idx = stored(INGRESS_PIPE_EG_PORT_IDX_EG_PORT_IDX);
+        exact(idx, HDR_EG_PORT, 5, HDR_EG_PORT_BITWIDTH);
+        param(action(idx, INGRESS_PIPE_EG_PORT_IDX_SET_STATS_IDX, 1), STATS_IDX, 17, STATS_IDX_BITWIDTH);
 
         FlowRule ig = stored(INGRESS_PIPE_PORT_CFG_PORT_CFG);
         exact(ig, HDR_IG_PORT, 5, HDR_IG_PORT_BITWIDTH);
@@ -227,11 +234,11 @@ public class FlowRuleWriterTest {
         // A MODIFY replaces the action of the same flow rule; a DELETE removes the stored entry.
         writer.write(DEV, List.of(new PolicyWrite(PolicyWrite.Op.MODIFY, PolicyTable.INGRESS_PORT, new long[]{5},
                                                   new long[]{FABRIC, 50_000})));
-        assertEquals(6, flows.store.size());
+        assertEquals(7, flows.store.size());
         action(stored(INGRESS_PIPE_PORT_CFG_PORT_CFG), INGRESS_PIPE_PORT_CFG_SET_FABRIC_PORT, 0);
         writer.write(DEV, List.of(new PolicyWrite(PolicyWrite.Op.DELETE, PolicyTable.QUEUE_MAP, new long[]{5, 2, 3},
                                                   new long[0])));
-        assertEquals(5, flows.store.size());
+        assertEquals(6, flows.store.size());
         int applies = flows.stagesPerApply.size();
         writer.write(DEV, List.of(new PolicyWrite(PolicyWrite.Op.DELETE, PolicyTable.QUEUE_MAP, new long[]{5, 2, 3},
                                                   new long[0])));
@@ -465,7 +472,8 @@ public class FlowRuleWriterTest {
                    flows.stagesPerApply.stream().allMatch(n -> n == 1));
         assertEquals(List.of(Set.of("ADD " + EGRESS_PIPE_MARKER_TVF), Set.of("ADD " + EGRESS_PIPE_CLASSIFIER_RTT_BAND),
                              Set.of("ADD " + EGRESS_PIPE_AQM_AQM_CFG), Set.of("ADD " + INGRESS_PIPE_QUEUEING_QUEUE_MAP),
-                             Set.of("ADD " + EGRESS_PIPE_PORT_CFG_PORT_CFG),
+                             Set.of("ADD " + EGRESS_PIPE_PORT_CFG_PORT_CFG,
+                                    "ADD " + INGRESS_PIPE_EG_PORT_IDX_EG_PORT_IDX),
                              Set.of("ADD " + INGRESS_PIPE_PORT_CFG_PORT_CFG)),
                      tablesOf(flows.stages));
 
