@@ -10,6 +10,7 @@ import org.ccfair.app.pipeconf.CloneSessions;
 import org.ccfair.app.pipeconf.FakeFlowRuleService;
 import org.ccfair.app.pipeconf.FakeGroupService;
 import org.ccfair.app.pipeconf.FlowRuleWriter;
+import org.ccfair.app.stats.GroupStats;
 import org.junit.Test;
 import org.onlab.packet.ChassisId;
 import org.onosproject.core.ApplicationId;
@@ -196,6 +197,45 @@ public class AppComponentTest {
             app.recomputeNow();
             assertEquals("the store count check reaches the bound writer", entries, flows.storeContents(id).size());
             assertEquals(flows.storeContents(id), flows.deviceContents(id));
+        } finally {
+            app.deactivate();
+        }
+    }
+
+    /**
+     * The reclassification signal: ONOS 2.7 delivers no P4Runtime digest to an app, so a flow the
+     * switch moves from mouse to a long-lived group is seen in the next round's per-group
+     * active-flow counters (pg_flow_enter - pg_flow_leave), and that round's policy follows it.
+     */
+    @Test
+    public void aReclassificationReachesTheNextRoundsPolicy() throws Exception {
+        DeviceId id = DeviceId.deviceId("device:leaf1");
+        Device dev = new DefaultDevice(new ProviderId("test", "ccfair"), id, Device.Type.SWITCH, "", "", "", "",
+                                       new ChassisId());
+        List<Port> ports = List.of(new DefaultPort(dev, PortNumber.portNumber(1), true, Port.Type.COPPER, 10_000),
+                                   new DefaultPort(dev, PortNumber.portNumber(2), true, Port.Type.COPPER, 10_000));
+        AppComponent app = unactivated();
+        app.deviceService = devices(dev, ports, new ArrayList<>());
+        app.activate();
+        try {
+            int mouse = (int) app.params().integer("groups", "mouse");
+            int delay0 = app.params().groupId("delay", 0);
+            List<GroupStats> now = java.util.Collections.synchronizedList(new ArrayList<>());
+            now.add(new GroupStats(mouse, 8, 0, 0, 0, 0));
+            app.bind(new FlowRuleWriter(app.params(), app.appId(), new FakeFlowRuleService(), new FakeGroupService(),
+                                        d -> "tofino", 1000),
+                     (d, p) -> Map.of(1L, List.copyOf(now)));
+            app.recomputeNow();
+            assertEquals("8 mice and no long-lived flow: no fair rate", 255,
+                         app.policies().get(id.toString()).port(1).fairRateBin());
+            // The switch reclassified the 8 flows: they left the mouse group and entered delay 0.
+            now.clear();
+            now.add(new GroupStats(mouse, 0, 0, 0, 0, 0));
+            now.add(new GroupStats(delay0, 8, 0, 0, 0, 0));
+            app.recomputeNow();
+            assertTrue("8 long-lived flows: a fair rate", app.policies().get(id.toString()).port(1).fairRateBin() < 255);
+            assertTrue("the delay group gets its share of queues",
+                       app.policies().get(id.toString()).port(1).queues(delay0) >= 1);
         } finally {
             app.deactivate();
         }
