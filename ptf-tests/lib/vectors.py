@@ -254,7 +254,7 @@ def program_intervals(packets, default_rtt_us, params):
             f = st[p.flow] = {"syn": t if syn_only else None, "rtt": None, "pkts": 0, "bytes": 0}
             rtt = default_rtt_us
             f["start"], f["deadline"] = t, t + rtt
-            f["pkts"], f["bytes"] = int(p.data), p.size
+            f["pkts"], f["bytes"] = int(p.data), p.size if p.data else 0   # set_pure_ack zeroes the length
         else:
             if f["syn"] is not None and not syn_ack:
                 f["rtt"], f["syn"] = t - f["syn"], None

@@ -233,7 +233,8 @@ public class AppComponentTest {
             now.add(new GroupStats(mouse, 0, 0, 0, 0, 0));
             now.add(new GroupStats(delay0, 8, 0, 0, 0, 0));
             app.recomputeNow();
-            assertTrue("8 long-lived flows: a fair rate", app.policies().get(id.toString()).port(1).fairRateBin() < 255);
+            assertTrue("8 long-lived flows: a fair rate",
+                       app.policies().get(id.toString()).port(1).fairRateBin() < 255);
             assertTrue("the delay group gets its share of queues",
                        app.policies().get(id.toString()).port(1).queues(delay0) >= 1);
         } finally {
