@@ -55,6 +55,15 @@ public class AppComponentTest {
     }
 
     // An app with ONOS's test adapters wired in, before activate() (tests add services).
+    private static Device device(DeviceId id) {
+        return new DefaultDevice(new ProviderId("test", "ccfair"), id, Device.Type.SWITCH, "", "", "", "",
+                                 new ChassisId());
+    }
+
+    private static Port port(Device dev, long number, boolean enabled) {
+        return new DefaultPort(dev, PortNumber.portNumber(number), enabled, Port.Type.COPPER, 10_000);
+    }
+
     private static AppComponent unactivated() {
         AppComponent app = new AppComponent();
         app.coreService = new CoreServiceAdapter() {
@@ -154,10 +163,8 @@ public class AppComponentTest {
     @Test
     public void deviceReconnectReappliesRulesThroughFlowRuleService() throws Exception {
         DeviceId id = DeviceId.deviceId("device:leaf1");
-        Device dev = new DefaultDevice(new ProviderId("test", "ccfair"), id, Device.Type.SWITCH, "", "", "", "",
-                                       new ChassisId());
-        List<Port> ports = List.of(new DefaultPort(dev, PortNumber.portNumber(1), true, Port.Type.COPPER, 10_000),
-                                   new DefaultPort(dev, PortNumber.portNumber(2), true, Port.Type.COPPER, 10_000));
+        Device dev = device(id);
+        List<Port> ports = List.of(port(dev, 1, true), port(dev, 2, true));
         List<DeviceListener> listeners = new ArrayList<>();
         AppComponent app = unactivated();
         app.deviceService = devices(dev, ports, listeners);
@@ -210,10 +217,8 @@ public class AppComponentTest {
     @Test
     public void aReclassificationReachesTheNextRoundsPolicy() throws Exception {
         DeviceId id = DeviceId.deviceId("device:leaf1");
-        Device dev = new DefaultDevice(new ProviderId("test", "ccfair"), id, Device.Type.SWITCH, "", "", "", "",
-                                       new ChassisId());
-        List<Port> ports = List.of(new DefaultPort(dev, PortNumber.portNumber(1), true, Port.Type.COPPER, 10_000),
-                                   new DefaultPort(dev, PortNumber.portNumber(2), true, Port.Type.COPPER, 10_000));
+        Device dev = device(id);
+        List<Port> ports = List.of(port(dev, 1, true), port(dev, 2, true));
         AppComponent app = unactivated();
         app.deviceService = devices(dev, ports, new ArrayList<>());
         app.activate();
@@ -245,12 +250,9 @@ public class AppComponentTest {
     @Test
     public void statsAreReadAtTheIndicesOfAllTheDevicesPorts() throws Exception {
         DeviceId id = DeviceId.deviceId("device:leaf1");
-        Device dev = new DefaultDevice(new ProviderId("test", "ccfair"), id, Device.Type.SWITCH, "", "", "", "",
-                                       new ChassisId());
+        Device dev = device(id);
         // SDN port numbers; 150 is disabled: not configured, but it keeps its index.
-        List<Port> ports = List.of(new DefaultPort(dev, PortNumber.portNumber(300), true, Port.Type.COPPER, 10_000),
-                                   new DefaultPort(dev, PortNumber.portNumber(150), false, Port.Type.COPPER, 10_000),
-                                   new DefaultPort(dev, PortNumber.portNumber(100), true, Port.Type.COPPER, 10_000));
+        List<Port> ports = List.of(port(dev, 300, true), port(dev, 150, false), port(dev, 100, true));
         AppComponent app = unactivated();
         app.deviceService = devices(dev, ports, new ArrayList<>());
         app.activate();
