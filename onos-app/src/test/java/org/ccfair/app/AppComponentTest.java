@@ -55,6 +55,14 @@ public class AppComponentTest {
     }
 
     // An app with ONOS's test adapters wired in, before activate() (tests add services).
+    /** An app activated with one device and its ports; the device listeners it adds land in `listeners`. */
+    private static AppComponent activatedOn(Device dev, List<Port> ports, List<DeviceListener> listeners) {
+        AppComponent app = unactivated();
+        app.deviceService = devices(dev, ports, listeners);
+        app.activate();
+        return app;
+    }
+
     private static Device device(DeviceId id) {
         return new DefaultDevice(new ProviderId("test", "ccfair"), id, Device.Type.SWITCH, "", "", "", "",
                                  new ChassisId());
@@ -166,9 +174,7 @@ public class AppComponentTest {
         Device dev = device(id);
         List<Port> ports = List.of(port(dev, 1, true), port(dev, 2, true));
         List<DeviceListener> listeners = new ArrayList<>();
-        AppComponent app = unactivated();
-        app.deviceService = devices(dev, ports, listeners);
-        app.activate();
+        AppComponent app = activatedOn(dev, ports, listeners);
         try {
             FakeFlowRuleService flows = new FakeFlowRuleService();
             FakeGroupService groups = new FakeGroupService();
@@ -219,9 +225,7 @@ public class AppComponentTest {
         DeviceId id = DeviceId.deviceId("device:leaf1");
         Device dev = device(id);
         List<Port> ports = List.of(port(dev, 1, true), port(dev, 2, true));
-        AppComponent app = unactivated();
-        app.deviceService = devices(dev, ports, new ArrayList<>());
-        app.activate();
+        AppComponent app = activatedOn(dev, ports, new ArrayList<>());
         try {
             int mouse = (int) app.params().integer("groups", "mouse");
             int delay0 = app.params().groupId("delay", 0);
@@ -253,9 +257,7 @@ public class AppComponentTest {
         Device dev = device(id);
         // SDN port numbers; 150 is disabled: not configured, but it keeps its index.
         List<Port> ports = List.of(port(dev, 300, true), port(dev, 150, false), port(dev, 100, true));
-        AppComponent app = unactivated();
-        app.deviceService = devices(dev, ports, new ArrayList<>());
-        app.activate();
+        AppComponent app = activatedOn(dev, ports, new ArrayList<>());
         try {
             List<Map<Long, Integer>> asked = java.util.Collections.synchronizedList(new ArrayList<>());
             app.bind(new FlowRuleWriter(app.params(), app.appId(), new FakeFlowRuleService(), new FakeGroupService(),
