@@ -270,8 +270,9 @@ class SlowStartEndsAtFairBdpNoDropWhenDisabled(_SlowStartByBdp):
 class GrowingDepthMakesLossDelayThenLoss(_Classify):
     """Into the shaped queue, 4, 6 then 3 data packets end slow start (delay-based: the depth
     fell); bursts of 6, 12, 18, 24 then raise the interval's maximum enqueue depth every
-    interval: aggressiveness 1, 2 (= m_ld: loss-delay, hybrid 0, flow_family 1), 3 (= m_pl:
-    purely loss, flow_family 2), and the last interval's maximum depth shows the queue
+    interval: aggressiveness 1 (against the slow-start end's depth: a mouse's intervals keep
+    the depth history but count nothing), 2 (= m_ld: loss-delay, hybrid 0, flow_family 1), 3
+    (= m_pl: purely loss, flow_family 2), and the last interval's maximum depth shows the queue
     (flow_aggr: previous interval's depth ≥ 8 packets)."""
     M_LD, M_PL = 2, 3
 
@@ -293,6 +294,26 @@ class GrowingDepthMakesLossDelayThenLoss(_Classify):
         self.assertEqual(growth, 4, "aggressiveness after 4 intervals of growing depth")
         self.assertGreaterEqual(prev_depth, 8, "the burst of 24 packets found no queue on the shaped port %d"
                                 % self.out_port)
+
+
+@group("classify")
+class LongLivedFlowsStartDelayBased(_Classify):
+    """A mouse whose bursts raise the shaped queue's depth every interval of its slow start (6,
+    12, 18, 24 packets) and then fall (12) leaves slow start delay-based (P4air: long-lived
+    flows start delay-based), with flow_family 0: aggressiveness, BwEst and the family count
+    only once the flow is long-lived. (They used to count in slow start too, so with m_ld 2
+    and m_pl 3 this flow left slow start as purely loss-based: issue 14, defect 3.)"""
+    M_LD, M_PL = 2, 3
+
+    def runTest(self):
+        mouse, delay0 = self.group_id("mouse"), self.group_id("delay", 0)
+        self.setup_path(self.shaped_port)
+        self.shape()
+        fid = self.open_flow(K.Flow(0, 1, 43060))
+        self.run_intervals([2, 6, 12, 18, 24, 12, 1], [mouse] * 5 + [delay0],
+                           "4, 6, 12, 18, 24 packets into the shaped queue, then 12")
+        self.assertEqual(self.read_register(EG + ".classifier.flow_family", fid), 0)
+        self.finish(delay0)
 
 
 @group("classify")
@@ -319,17 +340,18 @@ class SteadyDepthStaysDelay(_Classify):
 @group("classify")
 class BwEstPatternsMakeModelBased(_Classify):
     """BBR-like probing, with m_m = 3: a BwEst pattern is an "up" interval (rate ≥ +11 %)
-    followed directly by a "down" one (≤ −25 %). Packets per interval 4, 8, 4 (pattern 1, slow
-    start ends: delay-based), 8, 8, 4 (up, flat, down: no pattern), 8, 4 (pattern 2), 8, 4
-    (pattern 3): model-based (hybrid 1) exactly at the third pattern."""
+    followed directly by a "down" one (≤ −25 %). Packets per interval 4, 8, 4 (up, down: slow
+    start ends, delay-based; a pattern in slow start does not count), 8, 8, 4 (up, flat, down:
+    no pattern), 8, 4 (pattern 1), 8, 4 (pattern 2), 8, 4 (pattern 3): model-based (hybrid 1)
+    exactly at the third pattern."""
     M_M = 3
 
     def runTest(self):
         mouse, delay0, model = self.group_id("mouse"), self.group_id("delay", 0), self.group_id("hybrid", 1)
         self.setup_path(self.ports[1])
         self.open_flow(K.Flow(0, 1, 43020))
-        self.run_intervals([2, 8, 4, 8, 8, 4, 8, 4, 8, 4, 1], [mouse, mouse] + [delay0] * 7 + [model],
-                           "4 8 4 8 8 4 8 4 8 4 packets")
+        self.run_intervals([2, 8, 4, 8, 8, 4, 8, 4, 8, 4, 8, 4, 1], [mouse, mouse] + [delay0] * 9 + [model],
+                           "4 8 4 8 8 4 8 4 8 4 8 4 packets")
         self.finish(model)
 
 

@@ -181,6 +181,15 @@ control Classifier(inout egress_headers_t hdr,
             rv = v.hi;
         }
     };
+    // A mouse's interval end: the depth history goes on, the count stays 0,
+    // so the first long-lived interval is compared with the slow-start end's
+    // depth (as the model's prev_max_depth).
+    RegisterAction<pair16_t, bit<FLOW_IDX_BITS>, bit<16>>(flow_aggr) aggr_clear = {
+        void apply(inout pair16_t v) {
+            v.lo = md.qmax_done;
+            v.hi = 0;
+        }
+    };
     RegisterAction<pair16_t, bit<FLOW_IDX_BITS>, bit<16>>(flow_aggr) aggr_reset = {
         void apply(inout pair16_t v) {
             v.lo = 0xFFFF;   // the first interval never counts as growth
@@ -293,19 +302,34 @@ control Classifier(inout egress_headers_t hdr,
         const default_action = no_op();
         size = 4;
     }
+    // BwEst, aggressiveness and the family describe a long-lived flow: a
+    // flow queued as a mouse keeps them at their reset values (clear), one
+    // queued as an ant leaves them alone (hold), both classify with them at
+    // 0, so a flow that leaves slow start starts delay-based with no history
+    // (P4air; the model counts them for long-lived groups only).
     @hidden action bwest_reset_op() {
         bwest_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
     }
+    @hidden action bwest_clear_op() {
+        bwest_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+        md.bw_count = 0;
+    }
+    @hidden action bwest_hold_op() { md.bw_count = 0; }
     @hidden action bwest_end_op() {
         md.bw_count = bwest_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
     }
     AT_STAGE(STAGE_EG_BWEST) @hidden
     table bwest_op {
-        key = { md.cls_op: exact; }
-        actions = { bwest_reset_op; bwest_end_op; no_op; }
+        key = {
+            md.cls_op: exact;
+            hdr.bridged.group: ternary;
+        }
+        actions = { bwest_reset_op; bwest_clear_op; bwest_hold_op; bwest_end_op; no_op; }
         const entries = {
-            CLS_NEW : bwest_reset_op();
-            CLS_END : bwest_end_op();
+            (CLS_NEW, _) : bwest_reset_op();
+            (CLS_END, GROUP_MOUSE) : bwest_clear_op();
+            (CLS_END, GROUP_ANT) : bwest_hold_op();
+            (CLS_END, _) : bwest_end_op();
         }
         const default_action = no_op();
         size = 4;
@@ -338,16 +362,26 @@ control Classifier(inout egress_headers_t hdr,
     @hidden action aggr_reset_op() {
         aggr_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
     }
+    @hidden action aggr_clear_op() {
+        aggr_clear.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+        md.aggr = 0;
+    }
+    @hidden action aggr_hold_op() { md.aggr = 0; }
     @hidden action aggr_end_op() {
         md.aggr = (bit<8>)aggr_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
     }
     AT_STAGE(STAGE_EG_AGGR) @hidden
     table aggr_op {
-        key = { md.cls_op: exact; }
-        actions = { aggr_reset_op; aggr_end_op; no_op; }
+        key = {
+            md.cls_op: exact;
+            hdr.bridged.group: ternary;
+        }
+        actions = { aggr_reset_op; aggr_clear_op; aggr_hold_op; aggr_end_op; no_op; }
         const entries = {
-            CLS_NEW : aggr_reset_op();
-            CLS_END : aggr_end_op();
+            (CLS_NEW, _) : aggr_reset_op();
+            (CLS_END, GROUP_MOUSE) : aggr_clear_op();
+            (CLS_END, GROUP_ANT) : aggr_hold_op();
+            (CLS_END, _) : aggr_end_op();
         }
         const default_action = no_op();
         size = 4;
@@ -355,16 +389,26 @@ control Classifier(inout egress_headers_t hdr,
     @hidden action family_reset_op() {
         family_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
     }
+    @hidden action family_clear_op() {
+        family_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+        md.family = 0;
+    }
+    @hidden action family_hold_op() { md.family = 0; }
     @hidden action family_end_op() {
         md.family = family_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
     }
     AT_STAGE(STAGE_EG_FAMILY) @hidden
     table family_op {
-        key = { md.cls_op: exact; }
-        actions = { family_reset_op; family_end_op; no_op; }
+        key = {
+            md.cls_op: exact;
+            hdr.bridged.group: ternary;
+        }
+        actions = { family_reset_op; family_clear_op; family_hold_op; family_end_op; no_op; }
         const entries = {
-            CLS_NEW : family_reset_op();
-            CLS_END : family_end_op();
+            (CLS_NEW, _) : family_reset_op();
+            (CLS_END, GROUP_MOUSE) : family_clear_op();
+            (CLS_END, GROUP_ANT) : family_hold_op();
+            (CLS_END, _) : family_end_op();
         }
         const default_action = no_op();
         size = 4;

@@ -221,19 +221,40 @@ control Classifier(inout headers_t hdr,
             ss_reset();
             aggr_reset();
         } else if (md.cls_op == CLS_END) {
-            bwest_end();
+            // BwEst, aggressiveness and the family: cleared for a mouse, held
+            // for an ant, both classify with 0 (TNA bwest_op, aggr_op, family_op)
+            if (hdr.bridged.group == GROUP_MOUSE) {
+                bwest_reset();
+                md.bw_count = 0;
+            } else if (hdr.bridged.group == GROUP_ANT) {
+                md.bw_count = 0;
+            } else {
+                bwest_end();
+            }
             if (hdr.bridged.group == GROUP_ANT) {
                 md.ss_state = SS_ACTIVE;   // an ant holds its slow-start state (TNA ss_op)
             } else {
                 ss_end();
             }
-            aggr_end();
+            if (hdr.bridged.group == GROUP_MOUSE) {
+                flow_aggr.write(idx, md.qmax_done ++ 16w0);   // TNA aggr_clear (inline: no P4Info action)
+                md.aggr = 0;
+            } else if (hdr.bridged.group == GROUP_ANT) {
+                md.aggr = 0;
+            } else {
+                aggr_end();
+            }
         }
         md.t_mm = md.bw_count |-| md.m_m1;
         md.t_ld = md.aggr |-| md.m_ld1;
         md.t_pl = md.aggr |-| md.m_pl1;
         if (md.cls_op == CLS_NEW) {
             family_reset();
+        } else if (md.cls_op == CLS_END && hdr.bridged.group == GROUP_MOUSE) {
+            family_reset();
+            md.family = 0;
+        } else if (md.cls_op == CLS_END && hdr.bridged.group == GROUP_ANT) {
+            md.family = 0;
         } else if (md.cls_op == CLS_END) {
             family_end();
         }
