@@ -65,7 +65,19 @@ class Flow:
         return self._pkt(False, "SA", 64, ack=1)
 
     def ack(self):
+        # padded to 64 bytes with payload: a data packet to the program (not a pure ACK)
         return self._pkt(True, "A", 64, seq=1, ack=1)
+
+    def pure_ack(self, fwd=True, ack=1, options=0):
+        """An ACK without payload, `options` TCP NOPs, as the program's pure_ack table sees one:
+        the frame's padding to the 60-byte minimum lies outside the IPv4 total length (pad()
+        would add payload)."""
+        src, dst = (self.a, self.b) if fwd else (self.b, self.a)
+        sp, dp = (self.sport, self.dport) if fwd else (self.dport, self.sport)
+        p = (Ether(src=HOST_MAC[src], dst=HOST_MAC[dst]) /
+             IP(src=HOST_IP[src], dst=HOST_IP[dst], tos=self.tos, ttl=64, id=0) /
+             TCP(sport=sp, dport=dp, flags="A", seq=1, ack=ack, window=8192, options=[("NOP", None)] * options))
+        return Ether(bytes(p) + b"\x00" * max(0, 60 - len(p)))
 
     def data(self, size=1000, seq=1):
         return self._pkt(True, "A", size, seq=seq, ack=1)

@@ -152,14 +152,8 @@ class PureAcksNotCounted(CcfairTest):
         fid = self.new_flow_id(f)
         pkts0 = self.read_register(IG + ".flow_tracker.flow_pkts", fid)
         bytes0 = self.read_register(IG + ".flow_tracker.flow_bytes", fid)
-        def pure_ack(fwd, options=0):
-            src, dst, sp, dp = (0, 1, f.sport, f.dport) if fwd else (1, 0, f.dport, f.sport)
-            p = (K.Ether(src=K.HOST_MAC[src], dst=K.HOST_MAC[dst]) /
-                 K.IP(src=K.HOST_IP[src], dst=K.HOST_IP[dst], ttl=64, id=0) /
-                 K.TCP(sport=sp, dport=dp, flags="A", seq=1, ack=501, window=8192, options=[("NOP", None)] * options))
-            # Ethernet padding to the 60-byte minimum lies outside the IP total length
-            return K.Ether(bytes(p) + b"\x00" * max(0, 60 - len(p)))
-        sent = [(p2, pure_ack(False)), (p2, pure_ack(False, options=4)), (p1, pure_ack(True)),
+        sent = [(p2, f.pure_ack(False, ack=501)), (p2, f.pure_ack(False, ack=501, options=4)),
+                (p1, f.pure_ack(True, ack=501)),
                 (p1, f.data(700, seq=501))]
         for port, p in sent:
             self.send(port, p)
@@ -192,11 +186,7 @@ class ReverseAckDoesNotEndInterval(CcfairTest):
         deadline0 = self.read_register(IG + ".flow_tracker.flow_deadline", fid)
         self.assertEqual(self.read_register(IG + ".flow_tracker.flow_pkts", fid), 1)
         time.sleep(3 * self.RTT_US * 1e-6)           # well past the interval deadline
-        ack = (K.Ether(src=K.HOST_MAC[1], dst=K.HOST_MAC[0]) /
-               K.IP(src=K.HOST_IP[1], dst=K.HOST_IP[0], ttl=64, id=0) /
-               K.TCP(sport=f.dport, dport=f.sport, flags="A", seq=1, ack=501, window=8192))
-        ack = K.Ether(bytes(ack) + b"\x00" * max(0, 60 - len(ack)))
-        self.send(p2, ack)
+        self.send(p2, f.pure_ack(False, ack=501))
         self.assertEqual(len(self.recv_all(p1, 0.2)), 1, "the reverse ACK was not forwarded")
         self.assertEqual(self.read_register(IG + ".flow_tracker.flow_deadline", fid), deadline0,
                          "the reverse pure ACK ended the flow's interval")
