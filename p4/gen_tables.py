@@ -74,6 +74,11 @@ def derived(p):
     d["BWEST_UP_FINE"] = int(round(fine_per_decade * math.log10(1 + 2.0 ** -c["bwest_up_shift"])))
     d["BWEST_DOWN_FINE"] = int(round(-fine_per_decade * math.log10(1 - 2.0 ** -c["bwest_down_shift"])))
     d["AGGR_MANTISSA"] = c["aggr_growth_shift"]
+    # Growth = the log_depth index rose by >= aggr_min_steps: >= 2 guarantees a whole bucket
+    # (2^-aggr_growth_shift of the depth) and at least 2 cells (algorithm.md, defect 4).
+    if not 1 <= c["aggr_min_steps"] <= 255:
+        raise ValueError("classifier.aggr_min_steps must be 1..255, got %r" % c["aggr_min_steps"])
+    d["AGGR_MARGIN"] = c["aggr_min_steps"] - 1
     f = p["flow"]
     d["EXPIRE_UNITS"] = int(math.ceil(f["idle_intervals_to_expire"] * f["default_rtt_us"] * 1000.0 / SEEN_UNIT_NS))
     if d["EXPIRE_UNITS"] >= 1 << 15:

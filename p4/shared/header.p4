@@ -235,6 +235,7 @@ struct egress_metadata_t {
     bit<16>     sparse_gap;
     bit<16>     ld;
     bit<16>     qmax_done;
+    bit<16>     qmax_grow;     // qmax_done |-| AGGR_MARGIN: what must exceed the previous max
     bit<8>      aggr;
     bit<8>      t_ld;
     bit<8>      t_pl;

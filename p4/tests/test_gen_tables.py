@@ -98,6 +98,28 @@ class GeneratedTables(unittest.TestCase):
         grown = lookup(rows, int(base * (1 + 2.0 ** -(self.d["AGGR_MANTISSA"] - 1))))[1][0]
         self.assertGreater(grown, step)
 
+    def test_growth_needs_aggr_min_steps_buckets(self):
+        """aggr_end counts growth when qmax_done |-| AGGR_MARGIN > previous index (algorithm.md
+        §8.6): with the default 2 buckets a rise never counts below 2^-8 of the depth and always
+        counts from 2^-6, and below 256 cells it takes two cells."""
+        rows = self.rows("log_depth")
+        margin = self.d["AGGR_MARGIN"]
+        self.assertEqual(margin, self.p["classifier"]["aggr_min_steps"] - 1)
+
+        def grows(prev, now):
+            return max(0, lookup(rows, now)[1][0] - margin) > lookup(rows, prev)[1][0]
+        self.assertFalse(grows(100, 101))
+        self.assertTrue(grows(100, 102))
+        for base in (300, 5000, 100000):
+            self.assertFalse(grows(base, int(base * (1 + 2.0 ** -8))), base)
+            self.assertTrue(grows(base, int(base * (1 + 2.0 ** -6)) + 1), base)
+
+    def test_bad_aggr_min_steps_is_refused(self):
+        p = P.load()
+        p["classifier"]["aggr_min_steps"] = 0
+        with self.assertRaisesRegex(ValueError, "classifier.aggr_min_steps"):
+            gen_tables.derived(p)
+
     def test_group_table_follows_params_layout(self):
         rows = self.rows("group_of")
         p = self.p

@@ -36,7 +36,13 @@ def flow_hash(ip_a, ip_b, port_a, port_b, proto=6):
 
 
 def flow_sig(ip_a, ip_b, port_a, port_b):
-    """16-bit hash_sig: CRC16 over port_hi, ip_hi, port_lo, ip_lo."""
+    """The 16-bit signature a claimed slot stores: CRC16 over port_hi, ip_hi, port_lo, ip_lo
+    with bit 15 set (never 0, an empty slot's)."""
+    return 0x8000 | flow_crc16(ip_a, ip_b, port_a, port_b)
+
+
+def flow_crc16(ip_a, ip_b, port_a, port_b):
+    """hash_sig's CRC16 over port_hi, ip_hi, port_lo, ip_lo, before bit 15 is set."""
     ip_lo, ip_hi, p_lo, p_hi = _symmetric(ip_a, ip_b, port_a, port_b)
     return crc16_arc(p_hi.to_bytes(2, "big") + ip_hi.to_bytes(4, "big") + p_lo.to_bytes(2, "big")
                      + ip_lo.to_bytes(4, "big"))

@@ -338,6 +338,43 @@ class SteadyDepthStaysDelay(_Classify):
 
 
 @group("classify")
+class OneStepCreepIsNoGrowth(_Classify):
+    """With m_ld 2 and m_pl 3, a delay-based flow whose interval maxima creep up by one queue
+    unit (a BMv2 packet, a Tofino cell) per interval stays delay-based: growth needs the
+    log_depth index to rise by classifier.aggr_min_steps (2), i.e. a whole bucket and at least
+    two units (issue 14, defect 4; the program before counted any rise, so this flow became
+    loss-delay, then loss). Bursts of 20 saturate the shaped queue at its depth, raised by one
+    packet before each interval: 8, 8, 9, 10, 11, 12. Each interval's maximum is the depth or
+    one less, so consecutive rises are 0..2 and two rises of 2 in a row cannot happen:
+    aggressiveness never reaches m_ld."""
+    M_LD, M_PL = 2, 3
+
+    def runTest(self):
+        mouse, delay0 = self.group_id("mouse"), self.group_id("delay", 0)
+        if self.params["classifier"]["aggr_min_steps"] != 2:
+            self.skipTest("written for classifier.aggr_min_steps = 2")
+        self.setup_path(self.shaped_port)
+        self.shape(depth=8)
+        fid = self.open_flow(K.Flow(0, 1, 43012))
+        groups = self.intervals([2, 6, 3], [mouse, mouse])
+        depths = []
+        for depth in (8, 8, 9, 10, 11, 12):
+            if self.profile == "bmv2":
+                self.bmv2.set_queue_depth(self.out_port, depth)
+            groups += self.intervals([20], [delay0])
+            depths.append(self.read_register(EG + ".classifier.flow_aggr", fid))
+        groups += self.intervals([1], [delay0])
+        prev_depth, growth = self.read_register(EG + ".classifier.flow_aggr", fid)
+        self.finish(delay0)
+        self.assert_groups(groups, [mouse, mouse] + [delay0] * 7, "4, 6, 3, then 20 packets into a "
+                           "queue one packet deeper each interval (flow_aggr after each: %s)" % depths)
+        self.assertEqual(self.read_register(EG + ".classifier.flow_family", fid), 0)
+        self.assertLessEqual(growth, 1, "aggressiveness after one-packet rises")
+        self.assertGreaterEqual(prev_depth, 10, "the bursts of 20 did not fill the shaped port %d to its "
+                                "depth" % self.out_port)
+
+
+@group("classify")
 class BwEstPatternsMakeModelBased(_Classify):
     """BBR-like probing, with m_m = 3: a BwEst pattern is an "up" interval (rate ≥ +11 %)
     followed directly by a "down" one (≤ −25 %). Packets per interval 4, 8, 4 (up, down: slow

@@ -6,6 +6,7 @@ import time
 from ptf.testutils import group
 
 import contract as C
+import flowhash
 import packets as K
 from base_test import CcfairTest, IG, EG, param
 
@@ -134,6 +135,54 @@ class CollisionsCountedAndDefaultGroup(CcfairTest):
                     return seen[idx][0], K.Flow(0, 1, sport, dport=dport)
                 seen.setdefault(idx, (K.Flow(0, 1, sport, dport=dport), sig))
         self.fail("no two of 160000 port pairs share a slot")
+
+
+@group("flow")
+class SignatureNeverMatchesAnEmptySlot(CcfairTest):
+    """A flow whose CRC16 is 0 must not take a slot that holds signature 0 and looks busy: that is
+    an empty slot ({0, 0}) during the clock's blind window after each wrap (algorithm.md §5.3).
+    The signature has bit 15 forced to 1, so such a flow collides like any other, and when it
+    claims a slot it stores a non-zero signature (issue 14, defect 11; the program before made
+    it hit the slot and inherit its state). The busy empty slot is made by letting another flow
+    of the same index claim it and then writing its signature to 0: the slot then reads exactly
+    as an empty slot inside the window does (recently seen, signature 0)."""
+
+    def runTest(self):
+        p1, p2 = self.ports[0], self.ports[1]
+        self.forward_pair(p1, p2)
+        zero, other = self._zero_and_same_slot()
+        idx = self.clear_slot(zero)
+        self.send(p1, other.syn())
+        self.expect(other.syn(), p2)
+        _, seen = self.read_register(IG + ".flow_tracker.flow_sig", idx)
+        self.write_register(IG + ".flow_tracker.flow_sig", idx, [0, seen])
+        c0 = self.untracked(C.UNTRACKED_COLLISION)
+        self.send(p1, zero.data(200))
+        self.expect(zero.data(200), p2)
+        self.assertEqual(self.read_register(IG + ".flow_tracker.flow_sig", idx), [0, seen],
+                         "the flow with CRC16 0 took the busy slot with signature 0")
+        self.assertEqual(self.untracked(C.UNTRACKED_COLLISION) - c0, 1, "its packet was not a collision")
+        # after the expiry it claims the slot with its own, non-zero signature
+        f = self.params["flow"]
+        time.sleep(f["idle_intervals_to_expire"] * f["default_rtt_us"] * 1e-6 * 1.1 + 0.1)
+        self.send(p1, zero.syn())
+        self.expect(zero.syn(), p2)
+        self.assertEqual(self.read_register(IG + ".flow_tracker.flow_sig", idx)[0], 0x8000,
+                         "the claimed slot's signature")
+
+    def _zero_and_same_slot(self):
+        """A flow of hosts 0 -> 1 whose CRC16 is 0, and another flow with the same slot index."""
+        a, b = K.HOST_IP[0], K.HOST_IP[1]
+        bits = (self.info.register_size(IG + ".flow_tracker.flow_sig") - 1).bit_length()
+        zero = next((K.Flow(0, 1, sp, dport=dp) for dp in range(5000, 5100) for sp in range(40000, 65536)
+                     if flowhash.flow_crc16(a, b, sp, dp) == 0), None)
+        self.assertIsNotNone(zero, "no port pair with CRC16 0")
+        idx = flowhash.flow_index(a, b, zero.sport, zero.dport, bits)
+        for dp in range(6000, 6400):
+            for sp in range(40000, 40400):
+                if flowhash.flow_index(a, b, sp, dp, bits) == idx:
+                    return zero, K.Flow(0, 1, sp, dport=dp)
+        self.fail("no flow of 160000 shares slot %d" % idx)
 
 
 @group("flow")

@@ -168,11 +168,13 @@ control Classifier(inout egress_headers_t hdr,
     };
 
     // lo = previous interval's max depth, hi = intervals in a row whose max
-    // grew. The growth test compares the finished max (PHV) with lo: a
-    // stateful ALU cannot compare its two memory halves with each other.
+    // grew by at least classifier.aggr_min_steps log_depth indices (qmax_grow
+    // = max minus the margin, saturating, so lo = 0xFFFF never counts). The
+    // test compares PHV with lo: a stateful ALU cannot compare its two
+    // memory halves with each other.
     RegisterAction<pair16_t, bit<FLOW_IDX_BITS>, bit<16>>(flow_aggr) aggr_end = {
         void apply(inout pair16_t v, out bit<16> rv) {
-            if (md.qmax_done > v.lo) {
+            if (md.qmax_grow > v.lo) {
                 v.hi = v.hi |+| 1;
             } else {
                 v.hi = 0;
@@ -266,9 +268,13 @@ control Classifier(inout egress_headers_t hdr,
     @hidden action rate_read_op() {
         md.lr_pv = (bit<16>)rate_read.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
     }
+    // Also the growth threshold for aggr_end (a stage later): here, not a
+    // statement of its own, which as one more logical table costs the
+    // ingress chain a stage on Tofino 1 (measured with bf-p4c).
     @hidden action rate_end_op() {
         md.bw_code = rate_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
         md.lr_pv = md.lrate;
+        md.qmax_grow = md.qmax_done |-| CCFAIR_AGGR_MARGIN;
     }
     AT_STAGE(STAGE_EG_RATE) @hidden
     table rate_op {
@@ -424,6 +430,7 @@ control Classifier(inout egress_headers_t hdr,
         rtt_band.apply();
         interval_rate();
         interval_gaps();
+        qmax_op.apply();   // before rate_op: rate_end_op reads qmax_done
         // The per-packet read outputs 16 bits, the end 8: in one table their
         // outputs collide on the action bus (bfas), so the read is its own
         // table in the same stage, exclusive by the if/else.
@@ -434,7 +441,6 @@ control Classifier(inout egress_headers_t hdr,
                 rate_op.apply();
             }
         }
-        qmax_op.apply();
         if (md.bdp_gap == 0) {
             md.ss_in = 0;
         } else {

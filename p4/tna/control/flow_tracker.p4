@@ -13,7 +13,7 @@ struct sig_pair_t {
 control FlowTracker(inout ingress_headers_t hdr,
                     inout ingress_metadata_t md) {
     Hash<bit<32>>(HashAlgorithm_t.CRC32) idx_hash;
-    Hash<bit<16>>(HashAlgorithm_t.CRC16) sig_hash;
+    Hash<bit<15>>(HashAlgorithm_t.CRC16) sig_hash;
 
     Register<sig_pair_t, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_sig;
     Register<bit<32>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_rtt;
@@ -32,16 +32,20 @@ control FlowTracker(inout ingress_headers_t hdr,
     // would be one unit ahead, and the modular difference would wrap to
     // 0xFFFF and restart the flow), a collision writes nothing and outputs
     // 0. The flag bits cost the 16-bit clock 2 bits of range (17.2 s).
+    // md.sig is a 15-bit CRC; slots hold it + 0x8000 and a hit is
+    // "stored - sig == 0x8000", so an empty slot (signature 0) matches no
+    // flow even while the clock's blind window makes it look busy (forcing
+    // the bit in PHV before this stage cost the ingress chain a stage).
     RegisterAction<sig_pair_t, bit<FLOW_IDX_BITS>, bit<16>>(flow_sig) sig_check = {
         void apply(inout sig_pair_t v, out bit<16> rv) {
             if (md.now16 - v.seen > CCFAIR_EXPIRE_UNITS) {
                 // Empty, or idle longer than the expiry: (re)start a flow here.
                 // Modular difference: a stale slot looks busy again only for
                 // the expiry time once every 17.2 s.
-                v.sig = md.sig;
+                v.sig = md.sig + 0x8000;
                 v.seen = md.now16;
                 rv = v.seen;
-            } else if (v.sig == md.sig) {
+            } else if (v.sig - md.sig == 0x8000) {
                 v.seen = md.now16 - 1;
                 rv = v.seen;
             } else {
@@ -144,7 +148,7 @@ control FlowTracker(inout ingress_headers_t hdr,
         md.bridged.flow_idx = idx_hash.get({md.ip_lo, md.ip_hi, md.port_lo, md.port_hi, md.ip_proto});
     }
     action hash_sig() {
-        md.sig = sig_hash.get({md.port_hi, md.ip_hi, md.port_lo, md.ip_lo});
+        md.sig = (bit<16>)sig_hash.get({md.port_hi, md.ip_hi, md.port_lo, md.ip_lo});
     }
 
     // Each also computes the interval deadline (now + RTT) in parallel, which

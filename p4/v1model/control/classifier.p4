@@ -151,14 +151,16 @@ control Classifier(inout headers_t hdr,
         flow_ss.write(idx, md.ss_in ++ hi);
     }
 
-    // lo = previous interval's max depth, hi = intervals in a row it grew
+    // lo = previous interval's max depth, hi = intervals in a row it grew by
+    // >= aggr_min_steps indices (TNA aggr_end: qmax_grow = max |-| margin)
     action aggr_reset() { flow_aggr.write(idx, 16w0xFFFF ++ 16w0); }
     action aggr_end() {
         bit<32> v;
         flow_aggr.read(v, idx);
         bit<16> lo = v[31:16];
         bit<16> hi = v[15:0];
-        if (md.qmax_done > lo) {
+        md.qmax_grow = md.qmax_done |-| CCFAIR_AGGR_MARGIN;
+        if (md.qmax_grow > lo) {
             hi = hi |+| 1;
         } else {
             hi = 0;

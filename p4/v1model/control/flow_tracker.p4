@@ -105,6 +105,7 @@ control FlowTracker(inout headers_t hdr,
     action hash_sig() {
         hash(md.sig, HashAlgorithm.crc16, 16w0,
              {md.port_hi, md.ip_hi, md.port_lo, md.ip_lo}, 32w0x10000);
+        md.sig[15:15] = 1;   // stored and compared as TNA's sig_check: CRC16 bits 14:0 + 0x8000
     }
 
     action use_default_rtt() {
