@@ -142,13 +142,13 @@ write("mouse-to-delay-fair-bdp-first-interval",
        interval(P, 5, 500, expect={"verdict": "enqueued", "group": "delay0"})],
       config={**MID, "link_rate_bps": 10000000, "fair_rate_bps": 10000000})
 
-# aggressiveness: interval k (k >= 5, from (k-1) x 12 ms) carries 2(k-1) packets that queue up, drained 9 ms in
+# aggressiveness: interval k (k >= 5, from (k-1) x 12 ms) carries 3(k-1) packets that queue up, drained 10 ms in
 steps = ss_prefix()
 for k in range(5, 18):
-    n = 2 * (k - 1)
+    n = 3 * (k - 1)
     t = (k - 1) * P
     g = "delay0" if k <= 8 else ("hybrid0" if k <= 16 else "loss0")
-    steps.append(interval(t, n, 250, drain=False, expect={"group": g}))
+    steps.append(interval(t, n, 200, drain=False, expect={"group": g}))
     if k == 8:
         steps.append({"op": "check", "t_us": t, "flow": "A", "expect": {"aggr": 3, "group": "delay0"}})
     if k == 9:
@@ -157,14 +157,15 @@ for k in range(5, 18):
         steps.append({"op": "check", "t_us": t, "flow": "A", "expect": {"aggr": 11, "group": "hybrid0"}})
     if k == 17:
         steps.append({"op": "check", "t_us": t, "flow": "A", "expect": {"aggr": 12, "group": "loss0"}})
-    steps.append({"op": "dequeue", "t_us": t + 9000, "count": "all", "expect": {"count": n}})
+    steps.append({"op": "dequeue", "t_us": t + 10000, "count": "all", "expect": {"count": n}})
 write("aggressiveness-delay-lossdelay-loss",
       "Every interval whose maximum enqueue depth (seen in egress) grows by at least classifier.aggr_min_steps (2) "
       "log_depth buckets increments aggressiveness (a bucket is one cell, or one packet on BMv2, below 256); m_ld (4) makes a delay flow loss-delay (hybrid0), m_pl (12) purely loss "
       "(loss0). The flow (mid-connection, RTT 10 ms) becomes delay0 by rate drop at t=48 ms (as in "
       "mouse-to-delay-rate-drop, queues drained, depth 0). Then interval k (from (k-1) x 12 ms, k = 5..17) sends "
-      "2(k-1) packets 250 us apart that queue up and are drained 9 ms in, so the interval's max enqueue depth is "
-      "2k-3 packets of 1500 B: two packets more every interval. Roll-overs at 60..96 ms give aggr 1..4 -> hybrid0 at t=96 ms; a "
+      "3(k-1) packets 200 us apart that queue up and are drained 10 ms in, so the interval's max enqueue depth is "
+      "3k-4 packets of 1500 B: three packets more every interval (one more than aggr_min_steps, so a switch that "
+      "forwards one held packet early still sees growth). Roll-overs at 60..96 ms give aggr 1..4 -> hybrid0 at t=96 ms; a "
       "group change moves the flow to another queue, so its depth history restarts at 0 and the next interval still "
       "counts as growth; aggr 12 at t=192 ms -> loss0. Packet counts rise every interval and never fall, so no BwEst "
       "down follows an up and BwEst stays 0.",

@@ -69,6 +69,12 @@ const bit<2> CLS_END  = 3;   // first packet after an interval: classify
 // switch, the reverse ACKs share the slot (symmetric id) and would otherwise
 // close the interval on the ACK's egress port, queue and fair rate.
 const bit<8> INTERVAL_ACK = 2;
+// The packet that completes the handshake RTT sample: the first interval
+// restarts here, one RTT long (the handshake is not an interval); ingress
+// restarts the counters as at an interval end, egress resets the flow's
+// classifier state (CLS_NEW) instead of classifying. Bit 0 set, as for 1:
+// the AQM's one-drop token is reset by both.
+const bit<8> INTERVAL_RESTART = 3;
 
 // Slow-start register output.
 const bit<16> SS_ACTIVE = 0;

@@ -173,6 +173,9 @@ struct ingress_metadata_t {
     bit<32>     pkt_len32;
     bit<16>     now16;
     bit<32>     rtt_raw;
+    bit<1>      rtt_smp;    // rtt_sample ran: a pending rtt_raw completes the handshake sample
+    bit<1>      restart;    // this packet completed the sample: the first interval starts here
+    bit<32>     ts_2;       // ig_ts + ts_pend: ts_2 - pending SYN time = now + RTT
     bit<16>     fg_new;
     bit<16>     fg_old;
     bit<1>      fg_written;

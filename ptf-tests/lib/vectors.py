@@ -63,9 +63,6 @@ MARGIN_SHARE = 0.05         # packets keep this share of the RTT from their flow
 COMPILE_TIME = {"ctv_step_up": ("aqm", "ctv_step_up"), "ctv_step_down": ("aqm", "ctv_step_down"),
                 "ctv_update_interval_us": ("aqm", "ctv_update_interval_us")}
 
-_HANDSHAKE = ("the program's first interval runs flow.default_rtt_us from the SYN and counts the SYN and "
-              "SYN-ACK as packets (docs/dataplane.md, Ingress 4-5: the RTT sample does not restart it); the model "
-              "restarts the interval at the handshake's ACK ('the handshake interval is not classified')")
 _BWEST_MIN = ("the model counts an interval for BwEst only with >= 2^(bwest_up_shift+1) + 2 = 18 data packets "
               "(docs/eval-model.md, tuning 2); the program's BwEst (docs/dataplane.md, Egress 2) counts every "
               "interval, so these small intervals make patterns on the switch")
@@ -76,8 +73,6 @@ _LIMIT = ("the program drops a packet whose depth *exceeds* the limit (docs/data
 # vector -> [(step index or None, expectation key or None, packet index in the step or None, why)].
 # (None, None, None, why) makes the whole vector a divergence.
 DIVERGENCES = {
-    "handshake-rtt": [(None, "interval_pkts", None, _HANDSHAKE)],
-    "symmetric-flow-id": [(None, "interval_pkts", None, _HANDSHAKE)],
     "bwest-needs-enough-packets": [(None, None, None, _BWEST_MIN)],
     "cocoa-initial-limit": [(1, "verdict", 0, _LIMIT)],
 }

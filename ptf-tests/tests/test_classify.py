@@ -5,8 +5,9 @@ flow_group is read after every interval.
 
 Pacing: the handshake takes RTT_S, which the switch measures as the flow's RTT; burst i
 (counts[i] data packets, built beforehand) starts SPACING RTTs after burst i−1, so its first
-packet ends the interval burst i−1 opened. The first interval also holds the SYN and the ACK:
-the ingress port's default RTT is 1.5 RTT_S, so the ACK does not end it. The group decided at
+packet ends the interval burst i−1 opened. The first interval starts at the handshake's ACK,
+which completes the RTT sample (the handshake is not an interval) and counts as a data packet
+(Flow.ack() carries padding as payload), so it holds the ACK and the first burst. The group decided at
 an interval's end is read once that packet has left the switch (the update that stores it is
 a mirrored copy made by that packet's egress).
 
@@ -178,12 +179,12 @@ class AntFewPacketsPerInterval(_Classify):
         mouse, ant = self.group_id("mouse"), self.group_id("ant")
         self.setup_path(self.ports[1], ant_max_pkts=self.ANT_MAX)
         self.open_flow(K.Flow(0, 1, 43000))
-        # intervals: SYN + ACK + 2, then 4, 3, 4 (the last burst ends the last interval)
+        # intervals: ACK + 2, then 4, 3, 4 (the last burst ends the last interval)
         self.run_intervals([2, 4, 3, 4, 1], [ant] * 4, "<= ant_max_pkts packets each")
         self.assertEqual(self.word(), (1, self.stats_idx(self.out_port), ant))
         self.finish(ant)
         self.open_flow(K.Flow(0, 1, 43001))
-        self.run_intervals([3, 5, 5, 1], [mouse] * 3, "ant_max_pkts + 1 packets each")
+        self.run_intervals([4, 5, 5, 1], [mouse] * 3, "ant_max_pkts + 1 packets each (ACK + 4 first)")
         self.finish(mouse)
 
 

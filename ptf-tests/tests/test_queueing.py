@@ -18,9 +18,10 @@ QMAP, SET_QUEUE = IG + ".queueing.queue_map", IG + ".queueing.set_queue"
 class QueueMapBySlot(CcfairTest):
     """A flow's packets land in the queue of (its egress port, its group, its slot): two
     entries for the same group but different slots, and the flow uses only its slot's queue;
-    a flow of a group without an entry uses queue 0 (the default). The ports' default RTT is
-    1 s: all five packets fall in the SYN's interval, so no interval end can make the flow an
-    ant (queue 0) halfway, however slow the target is."""
+    a flow of a group without an entry uses queue 0 (the default). The flow starts mid-connection
+    (no SYN, so no RTT sample restarts its interval) and the ports' default RTT is 1 s: all five
+    packets fall in its first interval, so no interval end can make the flow an ant (queue 0)
+    halfway, however slow the target is."""
     Q_MINE, Q_OTHER = 3, 5
 
     def hist(self, port, qid):
@@ -37,7 +38,8 @@ class QueueMapBySlot(CcfairTest):
         self.insert(QMAP, {"eg_port": p2, "group": mouse, "slot": (slot + 1) & mask}, SET_QUEUE,
                     {"qid": self.Q_OTHER})
         before = {q: self.hist(p2, q) for q in (0, self.Q_MINE, self.Q_OTHER)}
-        pkts = [f.syn()] + [f.data(300, seq=1 + 300 * i) for i in range(4)]
+        self.clear_slot(f)  # a stale RTT word in its slot would pace it otherwise
+        pkts = [f.data(300, seq=1 + 300 * i) for i in range(5)]
         for p in pkts:
             self.send(p1, p)
             self.expect(p, p2)

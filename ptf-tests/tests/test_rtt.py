@@ -113,13 +113,50 @@ class HandshakeRtt(_Rtt):
 
 
 @group("rtt")
+class FirstIntervalStartsAtTheSample(_Rtt):
+    """The packet that completes the handshake sample (here the handshake's pure ACK) starts the
+    first interval: flow_deadline = its time + the RTT (= SYN time + 2 RTT, exactly, in the 31
+    bits the pending word keeps), flow_pkts restarts at 0 (the SYN no longer counts), and the
+    next interval ends one RTT later. The handshake is not an interval (issue 14, defect 10: the
+    program before ran the first interval from the SYN for the port's default RTT, here 1 s, so
+    its rate was taken over the wrong length)."""
+    GAP_S = 0.1
+
+    def runTest(self):
+        p1, p2 = self.ports[0], self.ports[1]
+        self.forward_pair(p1, p2, default_rtt_us=int(units(1.0)))
+        f = K.Flow(0, 1, 42010)
+        self.wait_claimable()
+        syn_sent, _ = self.send_through(p1, p2, f.syn())
+        fid = self.new_flow_id(f)
+        syn31 = self.syn_time(fid)
+        self.send_through(p2, p1, f.syn_ack())
+        time.sleep(max(0.0, syn_sent + self.GAP_S - time.time()))
+        ack_sent, _ = self.send_through(p1, p2, f.pure_ack())
+        rtt = self.read_register(RTT, fid)
+        self.assertFalse(rtt & PENDING, "RTT still pending after the handshake ACK (0x%08x)" % rtt)
+        deadline = self.read_register(DEADLINE, fid) & 0xFFFFFFFF
+        self.assertEqual(deadline & 0x7FFFFFFF, (syn31 + 2 * rtt) & 0x7FFFFFFF,
+                         "flow_deadline 0x%08x: the first interval does not end one RTT (%d units) after the "
+                         "sample (SYN at 0x%08x)" % (deadline, rtt, syn31))
+        self.assertEqual(self.read_register(PKTS, fid), 0, "packets counted before the first interval")
+        self.send_through(p1, p2, f.data(200, seq=1))
+        self.assertEqual(self.read_register(PKTS, fid), 1)
+        time.sleep(max(0.0, ack_sent + 1.3 * rtt * UNIT_S - time.time()))
+        self.send_through(p1, p2, f.data(200, seq=161))
+        self.assertEqual(self.read_register(PKTS, fid), 1, "the data packet one RTT after the sample did "
+                         "not end the first interval")
+
+
+@group("rtt")
 class RttClampedToMinimum(_Rtt):
     """rtt_fix: a sample below 128 units is replaced by flow.min_rtt_us for the interval it
     closes, a larger one is used as is. Seen in the rate the classifier stores for that interval
     (flow_rate = rate of its bytes per RTT). The port's default RTT is 1 unit, so the packet
-    after the SYN ends the SYN's interval (50 bytes). A handshake under 131 us is beyond BMv2
-    (its packets are ms apart), so the short sample is the one such a handshake leaves: written
-    into flow_rtt after the SYN; the long one is a real handshake."""
+    after the SYN ends the SYN's interval (50 bytes) where no sample completes. A handshake
+    under 131 us is beyond BMv2 (its packets are ms apart), so the short sample is the one such
+    a handshake leaves: written into flow_rtt after the SYN. The long one is a real handshake:
+    its ACK starts the first interval, which the next data packet, 1.5 samples later, ends."""
 
     def runTest(self):
         p1, p2 = self.ports[0], self.ports[1]
@@ -142,10 +179,12 @@ class RttClampedToMinimum(_Rtt):
         self.wait_claimable()
         self.send_through(p1, p2, real.syn())
         fid = self.new_flow_id(real)
-        self.send_through(p1, p2, real.ack())
+        t_ack, _ = self.send_through(p1, p2, real.ack())
         sample = self.read_register(RTT, fid)
         self.assertTrue(128 <= sample < PENDING, "handshake sample 0x%x" % sample)
-        self.assert_rate(fid, syn_bytes, sample, "its own RTT sample")
+        time.sleep(max(0.0, t_ack + 1.5 * sample * UNIT_S - time.time()))
+        self.send_through(p1, p2, real.data(200, seq=2))
+        self.assert_rate(fid, len(real.ack()) - ETH, sample, "its own RTT sample")
 
 
 @group("rtt")

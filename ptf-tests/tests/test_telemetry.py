@@ -110,12 +110,14 @@ class StatsIndexDecidesTheCells(CcfairTest):
 
 @group("telemetry")
 class ReclassificationDigestAndActiveFlows(CcfairTest):
-    """A mouse whose first interval holds only its SYN (≤ ant_max_pkts) becomes an ant at the
-    next packet: the group word stores the egress port's stats index, and the gauges move the
-    flow from (port, mouse) to (port, ant). An interval of 5 packets (still in slow start) makes
+    """A mouse whose first interval (from the packet completing the handshake sample, 0.1 s after
+    the SYN) holds that one data packet (≤ ant_max_pkts) becomes an ant at the next packet: the
+    group word stores the egress port's stats index, and the gauges move the flow from
+    (port, mouse) to (port, ant). An interval of 5 packets (still in slow start) makes
     it a mouse again and the gauges move it back. Each change sends one digest {flow index,
     egress port's stats index, old group, new group}: mouse → ant, then ant → mouse."""
     RTT_US = 100000  # the port's default RTT: the SYN's interval
+    SAMPLE_S = 0.1   # SYN to the packet that completes the RTT sample
 
     def gauges(self, port):
         """{group: (entries, leaves)} of (port, mouse) and (port, ant)."""
@@ -148,18 +150,23 @@ class ReclassificationDigestAndActiveFlows(CcfairTest):
         fid = self.new_flow_id(f)
         g1 = self.gauges(p2)
         self.assertEqual(self.moved(g0, g1, mouse), (1, 0), "the new flow did not enter (port, mouse)")
-        time.sleep(max(0.0, t_syn + self.RTT_US * UNIT_S * 1.3 - time.time()))
+        time.sleep(max(0.0, t_syn + self.SAMPLE_S - time.time()))
+        t_smp = time.time()
+        self.send(p1, f.data(200))  # completes the RTT sample: the first interval starts with it
+        self.recv_all(p2, 0.05)
+        rtt_s = self.read_register(IG + ".flow_tracker.flow_rtt", fid) * UNIT_S
+        self.assertLess(rtt_s, 1.0, "no RTT sample")
+        time.sleep(max(0.0, t_smp + rtt_s * 1.3 - time.time()))
         t_end = time.time()
-        self.send(p1, f.data(200))  # ends the SYN's interval: 1 packet
+        self.send(p1, f.data(200, seq=201))  # ends the first interval: 1 packet
         word = self.wait_group(fid, ant)
         self.assertEqual(word, (1 << 15) | (idx << 5) | ant,
                          "group word 0x%04x after the update, expected valid, stats index %d, ant" % (word, idx))
         g2 = self.gauges(p2)
         self.assertEqual(self.moved(g1, g2, mouse), (0, 1), "the flow did not leave (port, mouse)")
         self.assertEqual(self.moved(g1, g2, ant), (1, 0), "the flow did not enter (port, ant)")
-        rtt_s = self.read_register(IG + ".flow_tracker.flow_rtt", fid) * UNIT_S
         for i in range(4):  # the interval the data packet started: 5 packets
-            self.send(p1, f.data(200, seq=1 + 186 * (i + 1)))
+            self.send(p1, f.data(200, seq=201 + 186 * (i + 1)))
         time.sleep(max(0.0, t_end + rtt_s * 1.3 - time.time()))
         self.send(p1, f.data(200, seq=1000))
         word = self.wait_group(fid, mouse)

@@ -7,3 +7,4 @@
 (_, 0, true, 1, 0, 1) : set_op(1, CLS_END);
 (_, 0, true, 1, 0, 0) : set_op(1, CLS_PKT);
 (_, 0, true, 1, 0, INTERVAL_ACK) : set_op(1, CLS_NONE);   // a pure ACK
+(_, 0, true, 1, 0, INTERVAL_RESTART) : set_op(1, CLS_NEW);   // the handshake sample: first interval starts

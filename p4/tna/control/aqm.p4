@@ -119,7 +119,7 @@ control Aqm(inout egress_headers_t hdr,
     }
     // A packet the PV rule would drop (PV < CTV, under the limit, not
     // CE-markable) takes the flow's token; the first packet of an interval
-    // (interval_end) resets it. Marks and limit drops leave it alone. Runs
+    // (interval_end 1, or INTERVAL_RESTART: bit 0 set) resets it. Marks and limit drops leave it alone. Runs
     // beside aqm_verdict (same inputs); EgressPipe.egress_out and the
     // telemetry combine the two, so the rule adds no level to the dependency
     // chain (it still took Tofino 1 from 9 to 10 stages: p4/RESOURCES.md).
@@ -128,7 +128,7 @@ control Aqm(inout egress_headers_t hdr,
         key = {
             md.on: exact;
             hdr.bridged.tracked: exact;
-            hdr.bridged.interval_end: exact;
+            hdr.bridged.interval_end: ternary;
             md.depth_over: ternary;
             md.pv_below: ternary;
             hdr.ipv4.isValid(): ternary;
@@ -137,15 +137,15 @@ control Aqm(inout egress_headers_t hdr,
         }
         actions = { once_take_op; once_reset_take_op; once_reset_op; no_op; }
         const entries = {
-            (1, 1, 1, 0, 0, _, _, _) : once_reset_op();         // PV >= CTV
-            (1, 1, 1, 0, _, false, _, _) : once_reset_take_op(); // PV < CTV, not IPv4
-            (1, 1, 1, 0, _, true, 0, _) : once_reset_take_op();  // not ECN-capable
-            (1, 1, 1, 0, _, true, _, 0) : once_reset_take_op();  // ECN off for the queue
-            (1, 1, 1, _, _, _, _, _) : once_reset_op();         // CE-markable, or over the limit
-            (1, 1, 0, 0, 0, _, _, _) : no_op();
-            (1, 1, 0, 0, _, false, _, _) : once_take_op();
-            (1, 1, 0, 0, _, true, 0, _) : once_take_op();
-            (1, 1, 0, 0, _, true, _, 0) : once_take_op();
+            (1, 1, 1 &&& 1, 0, 0, _, _, _) : once_reset_op();         // PV >= CTV
+            (1, 1, 1 &&& 1, 0, _, false, _, _) : once_reset_take_op(); // PV < CTV, not IPv4
+            (1, 1, 1 &&& 1, 0, _, true, 0, _) : once_reset_take_op();  // not ECN-capable
+            (1, 1, 1 &&& 1, 0, _, true, _, 0) : once_reset_take_op();  // ECN off for the queue
+            (1, 1, 1 &&& 1, _, _, _, _, _) : once_reset_op();         // CE-markable, or over the limit
+            (1, 1, 0 &&& 0xFF, 0, 0, _, _, _) : no_op();
+            (1, 1, 0 &&& 0xFF, 0, _, false, _, _) : once_take_op();
+            (1, 1, 0 &&& 0xFF, 0, _, true, 0, _) : once_take_op();
+            (1, 1, 0 &&& 0xFF, 0, _, true, _, 0) : once_take_op();
         }
         const default_action = no_op();
         size = 16;

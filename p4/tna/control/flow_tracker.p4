@@ -66,12 +66,15 @@ control FlowTracker(inout ingress_headers_t hdr,
             rv = v;
         }
     };
+    // Outputs the value before the update: a pending SYN time (bit 31) says
+    // this packet completes the sample, and rtt_fix derives the RTT and the
+    // first interval's deadline from it (use_sample).
     RegisterAction<bit<32>, bit<FLOW_IDX_BITS>, bit<32>>(flow_rtt) rtt_sample = {
         void apply(inout bit<32> v, out bit<32> rv) {
+            rv = v;
             if (v >= RTT_PENDING) {
                 v = md.ts_pend - v;
             }
-            rv = v;
         }
     };
 
@@ -165,14 +168,26 @@ control FlowTracker(inout ingress_headers_t hdr,
         md.bridged.rtt_us = min(md.rtt_raw, CCFAIR_RTT_MAX_UNITS);
         md.deadline = md.bridged.ig_ts + md.rtt_raw;
     }
+    // The packet that completes the handshake sample (rtt_raw = the pending
+    // SYN time): RTT = now - SYN, and the first interval restarts here with
+    // deadline now + RTT (unclamped: one interval; later packets read the
+    // stored RTT through the clamps above).
+    action use_sample() {
+        md.bridged.rtt_us = md.ts_pend - md.rtt_raw;
+        md.deadline = md.ts_2 - md.rtt_raw;
+        md.restart = 1;
+    }
     table rtt_fix {
-        key = { md.rtt_raw: ternary; }
-        actions = { use_default_rtt; use_min_rtt; clamp_rtt; }
+        key = {
+            md.rtt_raw: ternary;
+            md.rtt_smp: ternary;
+        }
+        actions = { use_default_rtt; use_min_rtt; clamp_rtt; use_sample; }
         const entries = {
 #include "../../shared/entries/rtt_fix.p4"
         }
         const default_action = clamp_rtt();
-        size = 4;
+        size = 8;
     }
 
     // A pure ACK: ACK flag only and no payload (IPv4 without options). Its
@@ -198,7 +213,11 @@ control FlowTracker(inout ingress_headers_t hdr,
     // if/else arm (Tofino 1 has 16 per stage for both gresses).
     @hidden action rtt_syn_op() { md.rtt_raw = rtt_syn.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]); }
     @hidden action rtt_read_op() { md.rtt_raw = rtt_read.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]); }
-    @hidden action rtt_sample_op() { md.rtt_raw = rtt_sample.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]); }
+    @hidden action rtt_sample_op() {
+        md.rtt_raw = rtt_sample.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+        md.rtt_smp = 1;
+        md.ts_2 = md.bridged.ig_ts + md.ts_pend;
+    }
     // After the signature check: a colliding flow (trk 0) must not write the
     // holder's RTT (its SYN stored its own time there, its other packets
     // completed the holder's pending sample).
@@ -298,21 +317,28 @@ control FlowTracker(inout ingress_headers_t hdr,
     @hidden action dl_start_op() { md.bridged.interval_end = dl_start.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]); }
     @hidden action dl_check_op() { md.bridged.interval_end = dl_check.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]); }
     @hidden action pure_ack_op() { md.bridged.interval_end = INTERVAL_ACK; }
+    @hidden action dl_restart_op() {
+        dl_start.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+        md.bridged.interval_end = INTERVAL_RESTART;
+    }
     // A pure ACK of a known flow neither ends its interval nor counts in it
     // (pkts_op / bytes_op have no entry for INTERVAL_ACK); a flow's first
-    // packet starts the interval whatever it is.
+    // packet starts the interval whatever it is, and the packet completing
+    // the handshake sample (usually the handshake's pure ACK) restarts it.
     AT_STAGE(STAGE_IG_DEADLINE) @hidden
     table deadline_op {
         key = {
             md.bridged.tracked: exact;
             md.bridged.flow_new: exact;
+            md.restart: ternary;
             md.data_pkt: ternary;
         }
-        actions = { dl_start_op; dl_check_op; pure_ack_op; no_op; }
+        actions = { dl_start_op; dl_check_op; pure_ack_op; dl_restart_op; no_op; }
         const entries = {
-            (1, 1, _) : dl_start_op();
-            (1, 0, 1) : dl_check_op();
-            (1, 0, 0) : pure_ack_op();
+            (1, 1, _, _) : dl_start_op();
+            (1, 0, 1, _) : dl_restart_op();
+            (1, 0, _, 1) : dl_check_op();
+            (1, 0, _, 0) : pure_ack_op();
         }
         const default_action = no_op();
         size = 4;
@@ -329,10 +355,11 @@ control FlowTracker(inout ingress_headers_t hdr,
         actions = { pkts_end_op; pkts_inc_op; no_op; }
         const entries = {
             (1, 1) : pkts_end_op();
+            (1, INTERVAL_RESTART) : pkts_end_op();
             (1, 0) : pkts_inc_op();
         }
         const default_action = no_op();
-        size = 2;
+        size = 4;
     }
     @hidden action bytes_end_op() { md.bridged.int_bytes = bytes_end.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]); }
     @hidden action bytes_inc_op() { bytes_inc.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]); }
@@ -345,10 +372,11 @@ control FlowTracker(inout ingress_headers_t hdr,
         actions = { bytes_end_op; bytes_inc_op; no_op; }
         const entries = {
             (1, 1) : bytes_end_op();
+            (1, INTERVAL_RESTART) : bytes_end_op();
             (1, 0) : bytes_inc_op();
         }
         const default_action = no_op();
-        size = 2;
+        size = 4;
     }
 
     // Flat on purpose (see IngressPipe): every table or if/else below fits

@@ -164,7 +164,7 @@ control Aqm(inout headers_t hdr,
             bit<32> fidx = (bit<32>)hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0];
             bool markable = hdr.ipv4.isValid() && hdr.ipv4.ecn != 0 && md.ecn_en != 0;
             bool would_drop = md.depth_over == 0 && md.pv_below != 0 && !markable;
-            if (hdr.bridged.interval_end == 1) {
+            if (hdr.bridged.interval_end[0:0] == 1) {   // 1 or INTERVAL_RESTART (TNA once_op)
                 flow_aqm_once.write(fidx, would_drop ? 8w1 : 8w0);
                 md.aqm_once = 0;
             } else if (would_drop && hdr.bridged.interval_end == 0) {

@@ -41,14 +41,16 @@ control FlowTracker(inout headers_t hdr,
     action rtt_read() {
         flow_rtt.read(md.rtt_raw, (bit<32>)idx);
     }
+    // outputs the value before the update (TNA rtt_sample)
     action rtt_sample() {
         bit<32> v;
         flow_rtt.read(v, (bit<32>)idx);
-        if (v >= RTT_PENDING) {
-            v = md.ts_pend - v;
-            flow_rtt.write((bit<32>)idx, v);
-        }
         md.rtt_raw = v;
+        if (v >= RTT_PENDING) {
+            flow_rtt.write((bit<32>)idx, md.ts_pend - v);
+        }
+        md.rtt_smp = 1;
+        md.ts_2 = md.bridged.ig_ts + md.ts_pend;
     }
 
     action dl_start() {
@@ -120,14 +122,22 @@ control FlowTracker(inout headers_t hdr,
         md.bridged.rtt_us = md.rtt_raw < CCFAIR_RTT_MAX_UNITS ? md.rtt_raw : CCFAIR_RTT_MAX_UNITS;
         md.deadline = md.bridged.ig_ts + md.rtt_raw;
     }
+    action use_sample() {   // TNA use_sample: the packet completing the handshake sample
+        md.bridged.rtt_us = md.ts_pend - md.rtt_raw;
+        md.deadline = md.ts_2 - md.rtt_raw;
+        md.restart = 1;
+    }
     table rtt_fix {
-        key = { md.rtt_raw: ternary; }
-        actions = { use_default_rtt; use_min_rtt; clamp_rtt; }
+        key = {
+            md.rtt_raw: ternary;
+            md.rtt_smp: ternary;
+        }
+        actions = { use_default_rtt; use_min_rtt; clamp_rtt; use_sample; }
         const entries = {
 #include "../../shared/entries/rtt_fix.p4"
         }
         const default_action = clamp_rtt();
-        size = 4;
+        size = 8;
     }
 
     action set_pure_ack() { md.data_pkt = 0; md.pkt_len32 = 0; }   // TNA: flow_bytes counts data only
@@ -211,12 +221,15 @@ control FlowTracker(inout headers_t hdr,
         if (md.bridged.tracked == 1) {
             if (md.bridged.flow_new == 1) {
                 dl_start();
+            } else if (md.restart == 1) {
+                dl_start();   // the handshake sample: the first interval starts here
+                md.bridged.interval_end = INTERVAL_RESTART;
             } else if (md.data_pkt == 1) {
                 dl_check();
             } else {
                 md.bridged.interval_end = INTERVAL_ACK;
             }
-            if (md.bridged.interval_end == 1) {
+            if (md.bridged.interval_end == 1 || md.bridged.interval_end == INTERVAL_RESTART) {
                 pkts_end();
                 bytes_end();
             } else if (md.bridged.interval_end == 0) {
