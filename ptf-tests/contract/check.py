@@ -27,7 +27,7 @@ from p4info import P4Info  # noqa: E402
 import translate as T  # noqa: E402
 
 PROG = "contract"
-BATCH = 500  # updates per WriteRequest (ONOS sends one request per flow-rule stage)
+BATCH = 100  # updates per WriteRequest: the per-update status of a refused write must fit gRPC's 16 KiB metadata limit
 
 
 def refused(err, updates):
