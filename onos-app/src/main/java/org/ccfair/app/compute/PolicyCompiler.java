@@ -4,6 +4,7 @@
 package org.ccfair.app.compute;
 
 import org.ccfair.app.CcfairParams;
+import org.ccfair.app.pipeconf.P4InfoConstants;
 import org.ccfair.app.policy.FairnessIntent;
 
 import java.util.ArrayList;
@@ -28,8 +29,15 @@ import java.util.TreeMap;
  * group's active flows (times its weight for weighted-groups) by largest
  * remainder, so round-robin service across queues gives each long-lived flow
  * about the same share whatever its group.</li>
- * <li>TVFs: the same curve for every group (per-flow), or each family's curve
- * shifted by its weight (weighted-groups); see {@link Tvf}.</li>
+ * <li>TVFs: centred on the port's fair-rate bin (the link's bin without
+ * long-lived flows), the same curve for every group (per-flow) or each
+ * family's curve shifted by its weight (weighted-groups); see {@link Tvf}.
+ * Ports share a profile when their curves are equal. A device gets at most
+ * {@link #profileBudget()} profiles: with more distinct centres the centres
+ * are quantised (see {@link #compileDevice}).</li>
+ * <li>CTV range of a queue: the PVs of its group's curve at the port's fair
+ * bin + the group's rounded weight shift + aqm.ctv_floor_bins (lowest CTV) and
+ * + aqm.ctv_ceiling_bins (highest CTV), as the ns-3 model sets them.</li>
  * </ul>
  * Not thread-safe: one compiler per computing thread (it caches TVF profiles).
  */
@@ -59,7 +67,12 @@ public final class PolicyCompiler {
     private final String[] familyOfGroup;
     private final int ant;
     private final int mouse;
-    private final Map<String, TvfProfile> profileCache = new HashMap<>();
+    // One TVF family per distinct objective + weights: its curves by centre bin.
+    private final Map<String, TvfFamily> families = new HashMap<>();
+    private final int profileBudget;
+    // Per-device scratch of compileDevice (the compiler is single-threaded).
+    private int stamp;
+    private final List<TvfFamily> deviceFamilies = new ArrayList<>();
     // Per-intent values that do not depend on the port, computed once per intent object.
     private final Map<FairnessIntent, Plan> plans = new java.util.IdentityHashMap<>();
     private final int limitedShareShift;
@@ -74,20 +87,43 @@ public final class PolicyCompiler {
         final double[] weight;
         final int antQueues;
         final int miceQueues;
-        final TvfProfile profile;
+        final TvfFamily tvf;
         final int[] classifier;
         final boolean adaptive;
         final int buffer;
 
-        Plan(double[] weight, int antQueues, int miceQueues, TvfProfile profile, int[] classifier,
+        Plan(double[] weight, int antQueues, int miceQueues, TvfFamily tvf, int[] classifier,
              boolean adaptive, int buffer) {
             this.weight = weight;
             this.antQueues = antQueues;
             this.miceQueues = miceQueues;
-            this.profile = profile;
+            this.tvf = tvf;
             this.classifier = classifier;
             this.adaptive = adaptive;
             this.buffer = buffer;
+        }
+    }
+
+    /** The curves of one objective + weights: per group a shift, per centre bin a profile. */
+    private static final class TvfFamily {
+        final double[] shift;
+        final int[] binShift;
+        final TvfProfile[] byCentre;
+        // compileDevice scratch: seen[bin] == stamp marks a centre a port of the device needs;
+        // mapTo[bin] is the centre of the profile it gets.
+        final int[] seen;
+        final int[] mapTo;
+        int deviceStamp;
+
+        TvfFamily(double[] shift, int bins) {
+            this.shift = shift;
+            this.binShift = new int[shift.length];
+            for (int g = 0; g < shift.length; g++) {
+                binShift[g] = (int) Math.round(shift[g]);
+            }
+            this.byCentre = new TvfProfile[bins];
+            this.seen = new int[bins];
+            this.mapTo = new int[bins];
         }
     }
 
@@ -106,6 +142,14 @@ public final class PolicyCompiler {
         this.ctvCeilingBins = (int) params.integer("aqm", "ctv_ceiling_bins");
         this.mouseGroup = (int) params.integer("groups", "mouse");
         this.maxProfiles = (int) params.integer("tvf", "profiles");
+        // The tvf table (size from the P4Info) holds groups x rate_steps entries per profile.
+        this.profileBudget = Math.min(maxProfiles, P4InfoConstants.EGRESS_PIPE_MARKER_TVF_SIZE
+                / (numGroups * (int) params.integer("tvf", "rate_steps")));
+        if (profileBudget < 1) {
+            throw new IllegalArgumentException("tvf table (" + P4InfoConstants.EGRESS_PIPE_MARKER_TVF_SIZE
+                    + " entries) cannot hold one profile of " + numGroups + " groups x tvf.rate_steps="
+                    + params.integer("tvf", "rate_steps") + " bins");
+        }
         this.initialBuffer = (int) params.integer("cocoa", "initial_limit_pkts");
         this.slotsPerGroup = (int) params.integer("queues", "slots_per_group");
         this.bdpShift = (int) params.integer("classifier", "bdp_shift");
@@ -137,6 +181,16 @@ public final class PolicyCompiler {
      */
     public int numQueues() {
         return numQueues;
+    }
+
+    /**
+     * TVF profiles a device may use: tvf.profiles, or fewer if the P4 tvf table
+     * cannot hold that many (TVF_TABLE_SIZE / (groups x tvf.rate_steps)).
+     *
+     * @return profiles
+     */
+    public int profileBudget() {
+        return profileBudget;
     }
 
     /**
@@ -200,72 +254,188 @@ public final class PolicyCompiler {
     /**
      * Compiles one device.
      *
+     * <p>TVF profiles: each port wants its intent's curves centred on its
+     * {@link #centreBin}. When the device needs more distinct (weights, centre)
+     * curves than {@link #profileBudget()}, the centres are quantised,
+     * deterministically: take the smallest radius r such that, splitting each
+     * weight set's needed centres greedily from the lowest bin into runs whose
+     * bins lie within 2r of the run's first, gives at most the budget runs in
+     * all; every port of a run gets the curve centred on
+     * floor((lowest + highest) / 2) of its run, at most r bins from its own
+     * centre. A port's CTV range is still read at its own fair bin (on the
+     * curve it gets), so while r + aqm.ctv_floor_bins stays below
+     * steps_per_decade the range's rates are those of its own curve.</p>
+     *
      * @param deviceId device id
      * @param ports    its ports
      * @param intents  intents that may cover it, in precedence order ({@link #sort})
      * @param stats    active flows
      * @param previous the device's previous policy, or null
      * @return the policy
-     * @throws IllegalStateException if the device needs more TVF profiles than tvf.profiles
+     * @throws IllegalStateException if the device's intents need more distinct weight sets than profiles
      */
     public DevicePolicy compileDevice(String deviceId, List<FabricView.Port> ports, List<FairnessIntent> intents,
                                       StatsSnapshot stats, DevicePolicy previous) {
-        TvfProfile[] ids = new TvfProfile[maxProfiles];
-        List<PortPolicy> out = new ArrayList<>(ports.size());
-        for (FabricView.Port p : ports) {
+        int n = ports.size();
+        FairnessIntent[] governing = new FairnessIntent[n];
+        int[][] flowsOf = new int[n][];
+        int[] centre = new int[n];
+        double[] fair = new double[n];
+        stamp++;
+        deviceFamilies.clear();
+        int distinct = 0;
+        for (int i = 0; i < n; i++) {
+            FabricView.Port p = ports.get(i);
             if (p.statsIndex() < 0 || p.statsIndex() >= statsIndices) {
                 // No cells of its own (more ports than ports.stats_indices): left
                 // unconfigured, its traffic counts in the unconfigured index's cells.
                 continue;
             }
             FairnessIntent in = governing(intents, deviceId, p.number());
+            governing[i] = in;
+            TvfFamily fam = plan(in).tvf;
+            flowsOf[i] = stats.flows(deviceId, p.number());
+            fair[i] = fairKbps(p.speedMbps(), flowsOf[i], stats.sentKbps(deviceId, p.number()));
+            int c = centreBin(p.speedMbps(), fair[i]);
+            centre[i] = c;
+            if (fam.deviceStamp != stamp) {
+                fam.deviceStamp = stamp;
+                deviceFamilies.add(fam);
+            }
+            if (fam.seen[c] != stamp) {
+                fam.seen[c] = stamp;
+                fam.mapTo[c] = c;
+                distinct++;
+            }
+        }
+        if (deviceFamilies.size() > profileBudget) {
+            throw new IllegalStateException(deviceId + " needs more than " + profileBudget
+                    + " distinct TVF profiles (tvf.profiles=" + maxProfiles + ", tvf table "
+                    + P4InfoConstants.EGRESS_PIPE_MARKER_TVF_SIZE
+                    + " entries): too many intents with different weights");
+        }
+        if (distinct > profileBudget) {
+            int lo = 1;
+            int hi = tvf.steps(); // one run per weight set: fits, checked above
+            while (lo < hi) {
+                int mid = (lo + hi) >>> 1;
+                if (runs(mid, false) <= profileBudget) {
+                    hi = mid;
+                } else {
+                    lo = mid + 1;
+                }
+            }
+            runs(lo, true);
+        }
+        TvfProfile[] ids = new TvfProfile[profileBudget];
+        List<PortPolicy> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            FairnessIntent in = governing[i];
+            if (in == null) {
+                continue;
+            }
+            FabricView.Port p = ports.get(i);
             Plan plan = plan(in);
-            int profileId = profileId(plan.profile, ids, previous, deviceId);
-            int[] flows = stats.flows(deviceId, p.number());
+            TvfProfile profile = profileOf(plan.tvf, plan.tvf.mapTo[centre[i]]);
+            int profileId = profileId(profile, ids, previous, deviceId);
             Cocoa c = cocoa;
             int[] limits = plan.adaptive && c != null ? c.limits(deviceId, p.number(), numQueues, plan.buffer) : null;
-            int[] queues = allocate(plan, flows);
-            double fairKbps = fairKbps(p.speedMbps(), flows, stats.sentKbps(deviceId, p.number()));
-            int[][] ctv = ctvRange(queues, plan.profile, bin(fairKbps, 0));
+            int[] queues = allocate(plan, flowsOf[i]);
+            int[][] ctv = ctvRange(queues, profile, centre[i], plan.tvf.binShift);
             out.add(new PortPolicy(p.number(), p.role(), in.id(), queues, profileId,
-                                   bin(fairKbps, bdpShift), plan.classifier, in.targetDelayUs(),
+                                   bin(fair[i], bdpShift), plan.classifier, in.targetDelayUs(),
                                    plan.adaptive, plan.buffer, limits, ctv[0], ctv[1], p.statsIndex()));
         }
         return new DevicePolicy(deviceId, out, ids, numQueues);
     }
 
+    // Greedy runs of radius r over this device's needed centres (see compileDevice);
+    // with assign, points each needed centre at its run's centre.
+    private int runs(int r, boolean assign) {
+        int count = 0;
+        for (TvfFamily fam : deviceFamilies) {
+            int first = -1;
+            int last = -1;
+            for (int b = 0; b < fam.seen.length; b++) {
+                if (fam.seen[b] != stamp) {
+                    continue;
+                }
+                if (first >= 0 && b - first > 2 * r) {
+                    count++;
+                    if (assign) {
+                        assignRun(fam, first, last);
+                    }
+                    first = -1;
+                }
+                if (first < 0) {
+                    first = b;
+                }
+                last = b;
+            }
+            if (first >= 0) {
+                count++;
+                if (assign) {
+                    assignRun(fam, first, last);
+                }
+            }
+        }
+        return count;
+    }
+
+    private void assignRun(TvfFamily fam, int first, int last) {
+        int c = (first + last) >>> 1;
+        for (int b = first; b <= last; b++) {
+            if (fam.seen[b] == stamp) {
+                fam.mapTo[b] = c;
+            }
+        }
+    }
+
     /**
-     * CTV range of each queue: from the PV, on the TVF of the group that owns
-     * the queue, of the rate aqm.ctv_floor_bins above the fair rate to that of
-     * the rate aqm.ctv_ceiling_bins above it (the ns-3 model's rule). Without
-     * long-lived flows the range is the whole PV span.
+     * Rate bin a port's TVF is centred on: its fair rate's bin; without a fair
+     * rate (no long-lived flow) the port speed's, as if one flow could take the
+     * link (the ns-3 model's fair rate then); without a known speed the last bin.
      *
-     * @param queues  queues per group
-     * @param tvf     the port's TVF profile
-     * @param fairBin rate bin of one long-lived flow's fair rate (unshifted)
+     * @param speedMbps port speed
+     * @param fairKbps  {@link #fairKbps}, 0 for none
+     * @return bin in 0..rate_steps-1
+     */
+    public int centreBin(long speedMbps, double fairKbps) {
+        if (fairKbps > 0) {
+            return bin(fairKbps, 0);
+        }
+        return speedMbps > 0 ? bin(speedMbps * 1000.0, 0) : tvf.steps() - 1;
+    }
+
+    /**
+     * CTV range of each queue, the ns-3 model's rule (Pipeline::ControllerTick):
+     * on the TVF of the group that owns the queue, lowest CTV = its PV at bin
+     * b + aqm.ctv_floor_bins and highest CTV = its PV at b + aqm.ctv_ceiling_bins,
+     * b = the port's own centre bin + the group's weight shift rounded to whole
+     * bins (bins clamped to the table). With the shift the AQM holds each group
+     * at its weighted share: without it a heavy group's range would sit on its
+     * curve's saturated top and every packet it sends would be below the CTV.
+     *
+     * @param queues    queues per group
+     * @param profile   the port's TVF profile
+     * @param centreBin the port's own {@link #centreBin} (not its profile's, which may be quantised)
+     * @param binShift  per group, the weight shift rounded to bins
      * @return {lowest CTV per queue, highest CTV per queue}
      */
-    int[][] ctvRange(int[] queues, TvfProfile tvf, int fairBin) {
+    int[][] ctvRange(int[] queues, TvfProfile profile, int centreBin, int[] binShift) {
         int[] lo = new int[numQueues];
         int[] hi = new int[numQueues];
-        if (fairBin == NO_FAIR_RATE_BIN || tvf == null) {
-            java.util.Arrays.fill(hi, 0xFFFF);
-            return new int[][]{lo, hi};
-        }
         // The range depends on the group only: look it up once per group, then
         // deal it over the group's queues as PortPolicy.queueOf does (a later
         // group wins a shared queue; unowned queues get the mouse group's).
-        int last = tvf.bins() - 1;
-        int loBin = Math.min(last, fairBin + ctvFloorBins);
-        int hiBin = Math.min(last, fairBin + ctvCeilingBins);
-        java.util.Arrays.fill(lo, tvf.pv(mouseGroup, loBin));
-        java.util.Arrays.fill(hi, tvf.pv(mouseGroup, hiBin));
+        java.util.Arrays.fill(lo, ctvAt(profile, mouseGroup, centreBin + binShift[mouseGroup] + ctvFloorBins));
+        java.util.Arrays.fill(hi, ctvAt(profile, mouseGroup, centreBin + binShift[mouseGroup] + ctvCeilingBins));
         int base = 0;
         for (int g = 0; g < numGroups; g++) {
-            int n = Math.min(slotsPerGroup, queues[g]);
-            int l = tvf.pv(g, loBin);
-            int h = tvf.pv(g, hiBin);
-            for (int j = 0; j < n; j++) {
+            int nq = Math.min(slotsPerGroup, queues[g]);
+            int l = ctvAt(profile, g, centreBin + binShift[g] + ctvFloorBins);
+            int h = ctvAt(profile, g, centreBin + binShift[g] + ctvCeilingBins);
+            for (int j = 0; j < nq; j++) {
                 int q = (base + j) % numQueues;
                 lo[q] = l;
                 hi[q] = h;
@@ -273,6 +443,10 @@ public final class PolicyCompiler {
             base += queues[g];
         }
         return new int[][]{lo, hi};
+    }
+
+    private static int ctvAt(TvfProfile profile, int group, int bin) {
+        return profile.pv(group, Math.max(0, Math.min(profile.bins() - 1, bin)));
     }
 
     /**
@@ -380,7 +554,7 @@ public final class PolicyCompiler {
             }
             boolean adaptive = in.bufferPolicy() == FairnessIntent.BufferPolicy.ADAPTIVE;
             p = new Plan(w, Math.max(1, (int) Math.ceil(in.minAntShare() * numQueues - 1e-9)),
-                         Math.max(1, (int) Math.ceil(in.minMiceShare() * numQueues - 1e-9)), profile(in),
+                         Math.max(1, (int) Math.ceil(in.minMiceShare() * numQueues - 1e-9)), family(in),
                          new int[]{in.mLd(), in.mPl(), in.mM()}, adaptive,
                          adaptive ? initialBuffer : in.bufferLimitPkts());
             plans.put(in, p);
@@ -455,24 +629,41 @@ public final class PolicyCompiler {
     }
 
     /**
-     * The TVF profile of an intent: one curve per group.
+     * The TVF profile of an intent centred on a bin: one curve per group.
      *
-     * @param in intent
+     * @param in        intent
+     * @param centreBin bin of the fair rate (0..rate_steps-1)
      * @return interned profile
      */
-    public TvfProfile profile(FairnessIntent in) {
-        String key = in.objective() == FairnessIntent.Objective.PER_FLOW ? "per-flow" : "w" + in.weights();
-        TvfProfile p = profileCache.get(key);
+    public TvfProfile profile(FairnessIntent in, int centreBin) {
+        return profileOf(plan(in).tvf, centreBin);
+    }
+
+    private TvfFamily family(FairnessIntent in) {
+        boolean perFlow = in.objective() == FairnessIntent.Objective.PER_FLOW;
+        String key = perFlow ? "per-flow" : "w" + in.weights();
+        TvfFamily f = families.get(key);
+        if (f == null) {
+            double[] shift = new double[numGroups];
+            for (int g = 0; g < numGroups; g++) {
+                shift[g] = familyOfGroup[g] == null || perFlow ? 0.0 : tvf.shiftOf(in.weight(familyOfGroup[g]));
+            }
+            f = new TvfFamily(shift, tvf.steps());
+            families.put(key, f);
+        }
+        return f;
+    }
+
+    private TvfProfile profileOf(TvfFamily f, int centreBin) {
+        TvfProfile p = f.byCentre[centreBin];
         if (p == null) {
             Map<Double, int[]> curves = new HashMap<>();
             int[][] pv = new int[numGroups][];
             for (int g = 0; g < numGroups; g++) {
-                double w = familyOfGroup[g] == null || in.objective() == FairnessIntent.Objective.PER_FLOW
-                        ? 1.0 : in.weight(familyOfGroup[g]);
-                pv[g] = curves.computeIfAbsent(w, tvf::curve);
+                pv[g] = curves.computeIfAbsent(f.shift[g], s -> tvf.curve(centreBin, s));
             }
             p = new TvfProfile(pv);
-            profileCache.put(key, p);
+            f.byCentre[centreBin] = p;
         }
         return p;
     }
@@ -506,8 +697,8 @@ public final class PolicyCompiler {
                 return i;
             }
         }
-        throw new IllegalStateException(deviceId + " needs more than tvf.profiles=" + maxProfiles
-                                                + " distinct TVF profiles (too many intents with different weights)");
+        // Unreachable: compileDevice never asks for more profiles than ids.
+        throw new IllegalStateException(deviceId + " needs more than " + ids.length + " TVF profiles");
     }
 
     // A group cannot use more queues than it has slots; hand the excess to the

@@ -9,13 +9,16 @@ import org.ccfair.app.CcfairParams;
  * Throughput-value functions over the data plane's logarithmic rate bins
  * (tvf.* in params/ccfair.json: bin i starts at rate_min * 10^(i / steps_per_decade)).
  *
- * <p>The base function falls linearly in log(rate) from pv_max at bin 0 to
- * pv_max / steps at the last bin, so it is strictly decreasing and never 0
- * (PV 0 would be dropped by any CTV). A weight w shifts it right by
- * steps_per_decade * log10(w) bins: TVF_w(w * r) = TVF_1(r). Under one
- * congestion threshold every flow then keeps the rate where its TVF meets
- * the threshold, i.e. rates proportional to weight, summing to the capacity
- * the AQM drives the threshold to.</p>
+ * <p>A curve is centred on a rate bin c (the port's fair rate): with
+ * d = steps_per_decade and s a weight's shift,
+ * PV(i) = clamp(floor(pv_max / 2) - trunc((i - c - s) * pv_max / (2 d)), 0, pv_max),
+ * i.e. pv_max/2 at the centre falling pv_max/(2 d) per bin, saturating one
+ * decade either side. This is the ns-3 model's TVF (eval/model/pipeline.cc,
+ * Pipeline::SetFairRate; docs/eval-model.md tuning item 4): one CTV step
+ * (aqm.ctv_step_up = 64 PV) is 1/32 of a bin, where a curve falling over all
+ * 160 bins made it 1/6 of a bin and let the CTV cross a flow's PV range in one
+ * RTT. A weight w shifts the curve right by s = d * log10(w) bins:
+ * TVF_w(w * r) = TVF_1(r).</p>
  */
 public final class Tvf {
 
@@ -71,22 +74,42 @@ public final class Tvf {
     }
 
     /**
-     * The TVF for one weight.
+     * Shift of a weight's curve: steps_per_decade * log10(weight) bins.
      *
-     * @param weight relative weight (1 = base function)
+     * @param weight relative weight (1 = no shift)
+     * @return bins (real)
+     */
+    public double shiftOf(double weight) {
+        return stepsPerDecade * Math.log10(weight);
+    }
+
+    /**
+     * A centred TVF.
+     *
+     * @param centreBin rate bin that gets pv_max / 2 (before the shift)
+     * @param shift     weight shift in bins ({@link #shiftOf})
      * @return packet value per rate bin
      */
-    public int[] curve(double weight) {
-        double shift = stepsPerDecade * Math.log10(weight);
+    public int[] curve(int centreBin, double shift) {
         int[] pv = new int[steps];
+        int half = pvMax / 2;
+        double slope = pvMax / (2 * stepsPerDecade);
         for (int i = 0; i < steps; i++) {
-            pv[i] = base(i - shift);
+            double v = (i - centreBin - shift) * slope;
+            // Truncate toward zero as the model's integer division does; the nudge
+            // keeps float noise in log10(w) from moving an exact multiple across.
+            long t = (long) (v + Math.copySign(1e-6, v));
+            pv[i] = (int) Math.max(0, Math.min(pvMax, half - t));
         }
         return pv;
     }
 
-    private int base(double x) {
-        double v = pvMax * (steps - x) / steps;
-        return (int) Math.max(1, Math.min(pvMax, Math.round(v)));
+    /**
+     * Largest packet value.
+     *
+     * @return tvf.pv_max
+     */
+    public int pvMax() {
+        return pvMax;
     }
 }

@@ -146,6 +146,7 @@ public class PolicyCompilerTest {
                                             .speedMbps() * 1000.0 / 10);
         int last = tvf.bins() - 1;
         int loss0Queue = p.queueOf(loss0, 0, q);
+        assertEquals("centred on the fair rate", P.integer("tvf", "pv_max") / 2, tvf.pv(loss0, fair));
         assertEquals(tvf.pv(loss0, Math.min(last, fair + (int) P.integer("aqm", "ctv_floor_bins"))),
                      p.ctvLoOf(loss0Queue));
         assertEquals(tvf.pv(loss0, Math.min(last, fair + (int) P.integer("aqm", "ctv_ceiling_bins"))),
@@ -154,11 +155,15 @@ public class PolicyCompilerTest {
             assertTrue("queue " + i + ": floor above ceiling", p.ctvLoOf(i) <= p.ctvHiOf(i));
             assertTrue("the ceiling keeps the fair share itself", p.ctvHiOf(i) < 0xFFFF);
         }
-        // A port without long-lived flows: the whole PV span.
+        // A port without long-lived flows: centred on the link's bin, the same bounded
+        // range around it (never the whole PV span, which let the CTV wind up).
         PortPolicy idle = d.port(2);
+        TvfProfile idleTvf = d.profile(idle.tvfProfileId());
+        int link = new Tvf(P).binOf(25_000 * 1000.0);
+        assertEquals(P.integer("tvf", "pv_max") / 2, idleTvf.pv(loss0, link));
         for (int i = 0; i < q; i++) {
-            assertEquals(0, idle.ctvLoOf(i));
-            assertEquals(0xFFFF, idle.ctvHiOf(i));
+            assertEquals(idleTvf.pv(loss0, link + (int) P.integer("aqm", "ctv_floor_bins")), idle.ctvLoOf(i));
+            assertEquals(idleTvf.pv(loss0, link + (int) P.integer("aqm", "ctv_ceiling_bins")), idle.ctvHiOf(i));
         }
     }
 
@@ -176,11 +181,11 @@ public class PolicyCompilerTest {
         assertEquals("per-flow ignores weights", a[P.groupId("hybrid", 0)], a[P.groupId("loss", 0)]);
         a = c.allocateQueues(w, flows);
         assertTrue(java.util.Arrays.toString(a), a[P.groupId("hybrid", 0)] > a[P.groupId("loss", 0)]);
-        TvfProfile tp = c.profile(w);
-        TvfProfile base = c.profile(c.defaultIntent());
+        int mid = 80;
+        TvfProfile tp = c.profile(w, mid);
+        TvfProfile base = c.profile(c.defaultIntent(), mid);
         assertNotEquals(tp, base);
-        assertSame("profiles are interned", tp, c.profile(w.toBuilder(P).id("w2").build()));
-        int mid = tp.bins() / 2;
+        assertSame("profiles are interned", tp, c.profile(w.toBuilder(P).id("w2").build(), mid));
         assertTrue(tp.pv(P.groupId("hybrid", 1), mid) > tp.pv(P.groupId("loss", 1), mid));
         assertEquals(base.pv(P.groupId("loss", 1), mid), tp.pv(P.groupId("loss", 1), mid));
     }
@@ -235,6 +240,85 @@ public class PolicyCompilerTest {
                 .get("device:s1");
         assertNotEquals("a changed profile goes to a fresh id", 0, moved.port(1).tvfProfileId());
         assertNotSame(first.profile(0), moved.profile(moved.port(1).tvfProfileId()));
+    }
+
+    /**
+     * Six ports with distinct fair bins, four profiles (tvf.profiles): the
+     * centres are quantised. 10 Gbit/s ports with 100, 10, 4, 3, 2, 1 loss0
+     * flows have fair bins floor(16 log10(10^6 / n)) = 64, 80, 86, 88, 91, 96.
+     * Greedy runs from the lowest bin, all bins of a run within 2r of its
+     * first: r = 1 -> {64} {80} {86, 88} {91} {96} = 5; r = 2 -> 5 (91 - 86 and
+     * 96 - 91 are 5 > 4); r = 3 -> {64} {80, 86} {88, 91} {96} = 4, the
+     * smallest that fits. Centres floor((first + last) / 2): 64, 83, 89, 96.
+     */
+    @Test
+    public void moreFairBinsThanProfilesQuantiseTheCentres() {
+        int loss0 = P.groupId("loss", 0);
+        int[] n = {100, 10, 4, 3, 2, 1};
+        int[] centre = {64, 83, 83, 89, 89, 96};
+        FabricView.Builder fb = FabricView.builder();
+        StatsSnapshot.Builder sb = StatsSnapshot.builder();
+        for (int i = 0; i < n.length; i++) {
+            fb.port("device:s1", i + 1, PortRole.EDGE, 10_000);
+            int[] flows = new int[g];
+            flows[loss0] = n[i];
+            sb.port("device:s1", i + 1, flows);
+        }
+        DevicePolicy d = c.compile(fb.build(), List.of(), sb.build(), Map.of()).get("device:s1");
+        int half = (int) P.integer("tvf", "pv_max") / 2;
+        java.util.Set<Integer> ids = new java.util.HashSet<>();
+        for (int i = 0; i < n.length; i++) {
+            PortPolicy p = d.port(i + 1);
+            ids.add(p.tvfProfileId());
+            assertEquals("port " + (i + 1) + " centred on " + centre[i], half,
+                         d.profile(p.tvfProfileId()).pv(loss0, centre[i]));
+        }
+        assertEquals(4, ids.size());
+        assertEquals(d.port(2).tvfProfileId(), d.port(3).tvfProfileId());
+        assertEquals(d.port(4).tvfProfileId(), d.port(5).tvfProfileId());
+        // The CTV range stays at each port's own fair bin + 4 / + 3, read on the shared curve:
+        // port 2 (bin 80) on the curve centred on 83: PV(84) = 32767 - 2047, PV(83) = 32767;
+        // port 3 (bin 86): PV(90) = 32767 - trunc(7 * 2047.97) = 18432, PV(89) = 20480.
+        int q2 = d.port(2).queueOf(loss0, 0, q);
+        assertEquals(30720, d.port(2).ctvLoOf(q2));
+        assertEquals(32767, d.port(2).ctvHiOf(q2));
+        assertEquals(18432, d.port(3).ctvLoOf(q2));
+        assertEquals(20480, d.port(3).ctvHiOf(q2));
+    }
+
+    /**
+     * The tvf table (P4Info size 8192) holds groups x rate_steps entries per
+     * profile: with K = 4 (14 groups) that is 8192 / (14 x 160) = 3 profiles,
+     * fewer than tvf.profiles = 4. Four weight sets on one switch cannot fit:
+     * refused with an error naming the table, never written past its size; three fit.
+     */
+    @Test
+    public void profilesNeverOverflowTheTvfTable() {
+        com.fasterxml.jackson.databind.node.ObjectNode tree =
+                (com.fasterxml.jackson.databind.node.ObjectNode) P.tree();
+        ((com.fasterxml.jackson.databind.node.ObjectNode) tree.get("groups")).put("k", 4);
+        CcfairParams p4 = CcfairParams.fromTree(tree);
+        PolicyCompiler c4 = new PolicyCompiler(p4);
+        FabricView.Builder fb = FabricView.builder();
+        List<FairnessIntent> intents = new java.util.ArrayList<>();
+        for (int i = 1; i <= 4; i++) {
+            fb.port("device:s1", i, PortRole.EDGE, 10_000);
+            intents.add(FairnessIntent.builder(p4).id("w" + i).objective(FairnessIntent.Objective.WEIGHTED_GROUPS)
+                                .weights(Map.of("loss", (double) i))
+                                .scope(Scope.ports(List.of("device:s1/" + i))).build());
+        }
+        FabricView f = fb.build();
+        try {
+            c4.compile(f, intents, StatsSnapshot.EMPTY, Map.of());
+            org.junit.Assert.fail("four profiles of 14 x 160 entries do not fit 8192");
+        } catch (IllegalStateException e) {
+            assertTrue(e.getMessage(), e.getMessage().contains("tvf table") && e.getMessage().contains("device:s1"));
+        }
+        // Ports 1-3 only (a port no intent covers would need the default intent's profile).
+        FabricView f3 = FabricView.builder().port("device:s1", 1, PortRole.EDGE, 10_000)
+                .port("device:s1", 2, PortRole.EDGE, 10_000).port("device:s1", 3, PortRole.EDGE, 10_000).build();
+        DevicePolicy d = c4.compile(f3, intents.subList(0, 3), StatsSnapshot.EMPTY, Map.of()).get("device:s1");
+        assertEquals(3, d.profileSlots());
     }
 
     @Test

@@ -14,6 +14,7 @@ import java.util.Map;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
@@ -122,9 +123,17 @@ public class PolicyDeltaTest {
         DevicePolicy b = compile(f, List.of(), StatsSnapshot.builder().port(D, 5, flows).build(), a);
         List<PolicyWrite> ws = delta.between(a, b);
         assertFalse(ws.isEmpty());
+        // Its fair rate moved, so its TVF did: the new curve goes to a fresh profile id
+        // (inserts, make-before-break) while the other ports keep theirs.
+        int moved = b.port(5).tvfProfileId();
+        assertNotEquals(a.port(5).tvfProfileId(), moved);
+        assertEquals(a.port(1).tvfProfileId(), b.port(1).tvfProfileId());
         for (PolicyWrite w : ws) {
-            assertTrue(w.toString(), w.table() != PolicyTable.TVF && w.key(0) == 5);
-            assertEquals(PolicyWrite.Op.MODIFY, w.op());
+            if (w.table() == PolicyTable.TVF) {
+                assertTrue(w.toString(), w.key(0) == moved && w.op() == PolicyWrite.Op.INSERT);
+            } else {
+                assertTrue(w.toString(), w.key(0) == 5 && w.op() == PolicyWrite.Op.MODIFY);
+            }
         }
         assertTrue("fair rate changes", ws.stream().anyMatch(w -> w.table() == PolicyTable.EGRESS_PORT));
         SimDevice dev = new SimDevice();

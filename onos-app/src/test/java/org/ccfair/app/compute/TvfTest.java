@@ -18,22 +18,41 @@ public class TvfTest {
     private final Tvf tvf = new Tvf(P);
     private final double binRatio = Math.pow(10, 1 / P.real("tvf", "steps_per_decade"));
 
+    private final int pvMax = (int) P.integer("tvf", "pv_max");
+    private final int spd = (int) P.real("tvf", "steps_per_decade");
+
     @Test
     public void monotoneNonIncreasingAndInRange() {
-        for (double w : new double[]{0.01, 0.3, 1, 2, 7.5, 100}) {
-            int[] c = tvf.curve(w);
-            assertEquals(P.integer("tvf", "rate_steps"), c.length);
-            for (int i = 0; i < c.length; i++) {
-                assertTrue("PV >= 1", c[i] >= 1);
-                assertTrue("PV <= pv_max", c[i] <= P.integer("tvf", "pv_max"));
-                if (i > 0) {
-                    assertTrue("w=" + w + " bin " + i, c[i] <= c[i - 1]);
+        for (int centre : new int[]{0, 48, 80, 159}) {
+            for (double w : new double[]{0.01, 0.3, 1, 2, 7.5, 100}) {
+                int[] c = tvf.curve(centre, tvf.shiftOf(w));
+                assertEquals(P.integer("tvf", "rate_steps"), c.length);
+                for (int i = 0; i < c.length; i++) {
+                    assertTrue("PV >= 0", c[i] >= 0);
+                    assertTrue("PV <= pv_max", c[i] <= pvMax);
+                    if (i > 0) {
+                        assertTrue("w=" + w + " bin " + i, c[i] <= c[i - 1]);
+                    }
                 }
             }
         }
-        int[] base = tvf.curve(1);
-        for (int i = 1; i < base.length; i++) {
-            assertTrue("the base curve is strictly decreasing", base[i] < base[i - 1]);
+    }
+
+    /** The model's curve: pv_max / 2 at the centre, one decade either side to the ends. */
+    @Test
+    public void centredOnTheBinOneDecadeEitherSide() {
+        int c = 80;
+        int[] base = tvf.curve(c, 0);
+        assertEquals(pvMax / 2, base[c]);
+        for (int i = c - spd + 1; i < c + spd; i++) {
+            assertTrue("strictly decreasing within a decade of the centre", base[i] < base[i - 1]);
+            assertEquals("pv_max / (2 d) per bin", (double) pvMax / (2 * spd), base[i - 1] - base[i], 1.0);
+        }
+        assertEquals(pvMax, base[c - spd - 1]);
+        assertEquals(0, base[c + spd]);
+        int[] heavy = tvf.curve(c, tvf.shiftOf(10));
+        for (int i = spd; i < base.length; i++) {
+            assertEquals("weight 10 shifts by one decade", base[i - spd], heavy[i]);
         }
     }
 
@@ -56,9 +75,10 @@ public class TvfTest {
     public void weightsRespectedAndSharesFillCapacity() {
         double[] weights = {1, 2, 4, 0.5};
         double capacity = 1_000_000; // kbit/s
+        int centre = tvf.binOf(capacity / 7.5); // the rate of weight 1 when the shares fill the capacity
         int[][] curves = new int[weights.length][];
         for (int i = 0; i < weights.length; i++) {
-            curves[i] = tvf.curve(weights[i]);
+            curves[i] = tvf.curve(centre, tvf.shiftOf(weights[i]));
         }
         int ctv = 1;
         for (int v = 1; v <= P.integer("tvf", "pv_max"); v++) {

@@ -1,0 +1,164 @@
+/*
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package org.ccfair.app.compute;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.ccfair.app.CcfairParams;
+import org.ccfair.app.policy.FairnessIntent;
+import org.junit.Test;
+
+import java.io.File;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+
+/**
+ * The app against testdata/controller/cases.json, the controller cases the
+ * ns-3 model is held to as well (testdata/README.md, "Controller cases"): one
+ * edge port per case, compiled as the app compiles a device, then its fair
+ * rate, port_cfg fair_rate_bin, TVF profile and per-group CTV range compared
+ * with the hand-derived values. Every case is checked; failures are reported
+ * together.
+ */
+public class ControllerCasesTest {
+
+    private static final File CASES = new File("../testdata/controller/cases.json");
+    private static final String DEV = "device:case";
+
+    @Test
+    public void appMatchesEveryControllerCase() throws Exception {
+        JsonNode root = new ObjectMapper().readTree(CASES);
+        JsonNode cases = root.path("cases");
+        assertTrue("no cases in " + CASES, cases.size() > 0);
+        List<String> failures = new ArrayList<>();
+        for (JsonNode c : cases) {
+            check(c, failures);
+        }
+        if (!failures.isEmpty()) {
+            fail(failures.size() + " mismatches:\n" + String.join("\n", failures));
+        }
+    }
+
+    private static void check(JsonNode c, List<String> failures) {
+        String name = c.path("name").asText();
+        assertFalse("case without a name", name.isEmpty());
+        CcfairParams p = params(c.path("params"), name);
+        PolicyCompiler compiler = new PolicyCompiler(p);
+        int groups = p.numGroups();
+        Map<String, Integer> ids = new HashMap<>();
+        for (int g = 0; g < groups; g++) {
+            ids.put(p.groupName(g).replace(".", ""), g); // "loss.0" -> "loss0"
+        }
+        long speed = c.path("link_mbps").asLong();
+        int[] flows = new int[groups];
+        perGroup(c.path("flows"), ids, name, (g, v) -> flows[g] = v.asInt());
+        double[] sent = null;
+        if (c.has("sent_kbps")) {
+            double[] s = new double[groups];
+            Arrays.fill(s, -1.0); // absent: unknown
+            perGroup(c.path("sent_kbps"), ids, name, (g, v) -> s[g] = v.asDouble());
+            sent = s;
+        }
+        List<FairnessIntent> intents = new ArrayList<>();
+        if (c.has("weights")) {
+            Map<String, Double> w = new HashMap<>();
+            c.path("weights").fields().forEachRemaining(e -> w.put(e.getKey(), e.getValue().asDouble()));
+            intents.add(FairnessIntent.builder(p).id("case").objective(FairnessIntent.Objective.WEIGHTED_GROUPS)
+                                .weights(w).build());
+        }
+        FabricView fabric = FabricView.builder().port(DEV, 1, PortRole.EDGE, speed).build();
+        StatsSnapshot.Builder sb = StatsSnapshot.builder().port(DEV, 1, flows);
+        if (sent != null) {
+            sb.sent(DEV, 1, sent);
+        }
+        DevicePolicy d = compiler.compile(fabric, intents, sb.build(), Map.of()).get(DEV);
+        PortPolicy port = d.port(1);
+        TvfProfile tvf = d.profile(port.tvfProfileId());
+        JsonNode e = c.path("expect");
+
+        double fair = compiler.fairKbps(speed, flows, sent);
+        double want = e.path("fair_kbps").asDouble();
+        if (Math.abs(fair - want) > 1e-6 * Math.max(1, want)) {
+            failures.add(name + ": fair_kbps " + fair + ", expected " + want);
+        }
+        expectEq(failures, name + ": port_cfg fair_rate_bin", e.path("fair_rate_bin").asInt(), port.fairRateBin());
+        // The centre: the ants' curve (weight 1 in every objective) is pv_max / 2 there.
+        int centre = e.path("centre_bin").asInt();
+        int half = (int) p.integer("tvf", "pv_max") / 2;
+        expectEq(failures, name + ": ant PV at centre_bin " + centre, half, tvf.pv(ids.get("ant"), centre));
+        JsonNode bins = e.path("tvf_bins");
+        Iterator<Map.Entry<String, JsonNode>> it = e.path("tvf").fields();
+        while (it.hasNext()) {
+            Map.Entry<String, JsonNode> g = it.next();
+            int gid = group(ids, g.getKey(), name);
+            assertEquals(name + ": tvf." + g.getKey() + " length", bins.size(), g.getValue().size());
+            for (int i = 0; i < bins.size(); i++) {
+                int bin = bins.get(i).asInt();
+                expectEq(failures, name + ": tvf " + g.getKey() + " bin " + bin, g.getValue().get(i).asInt(),
+                         tvf.pv(gid, bin));
+            }
+        }
+        int numQueues = compiler.numQueues();
+        it = e.path("ctv").fields();
+        while (it.hasNext()) {
+            Map.Entry<String, JsonNode> g = it.next();
+            int q = port.queueOf(group(ids, g.getKey(), name), 0, numQueues);
+            expectEq(failures, name + ": ctv lo of " + g.getKey() + " (queue " + q + ")",
+                     g.getValue().get(0).asInt(), port.ctvLoOf(q));
+            expectEq(failures, name + ": ctv hi of " + g.getKey() + " (queue " + q + ")",
+                     g.getValue().get(1).asInt(), port.ctvHiOf(q));
+        }
+    }
+
+    private static void expectEq(List<String> failures, String what, int want, int got) {
+        if (want != got) {
+            failures.add(what + ": " + got + ", expected " + want);
+        }
+    }
+
+    private static int group(Map<String, Integer> ids, String name, String caseName) {
+        Integer g = ids.get(name);
+        if (g == null) {
+            throw new IllegalArgumentException(caseName + ": unknown group '" + name + "' (known: " + ids.keySet()
+                                                       + ")");
+        }
+        return g;
+    }
+
+    private interface GroupValue {
+        void set(int group, JsonNode value);
+    }
+
+    private static void perGroup(JsonNode m, Map<String, Integer> ids, String caseName, GroupValue f) {
+        m.fields().forEachRemaining(e -> f.set(group(ids, e.getKey(), caseName), e.getValue()));
+    }
+
+    // params/ccfair.json with the case's section.key overrides.
+    private static CcfairParams params(JsonNode overrides, String caseName) {
+        ObjectNode tree = ((ObjectNode) CcfairParams.load().tree()).deepCopy();
+        overrides.fields().forEachRemaining(s -> {
+            JsonNode section = tree.get(s.getKey());
+            if (!(section instanceof ObjectNode)) {
+                throw new IllegalArgumentException(caseName + ": no params section '" + s.getKey() + "'");
+            }
+            s.getValue().fields().forEachRemaining(kv -> {
+                if (!section.has(kv.getKey())) {
+                    throw new IllegalArgumentException(caseName + ": no parameter " + s.getKey() + "." + kv.getKey());
+                }
+                ((ObjectNode) section).set(kv.getKey(), kv.getValue());
+            });
+        });
+        return CcfairParams.fromTree(tree);
+    }
+}
