@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """Generate the derived constants and const table entries of ccfair.p4.
 
-  gen_tables.py OUTDIR   -> OUTDIR/ccfair_gen.p4 and OUTDIR/entries_*.p4
+  gen_tables.py OUTDIR        -> OUTDIR/ccfair_gen.p4 and OUTDIR/entries_*.p4
+  gen_tables.py --cpp OUT.h   -> the same constants and const tables as C++ for the
+                                 ns-3 model (eval/model), which looks them up as the program does
 
 Everything here is computed from params/ccfair.json, so no number of the
 program is copied by hand: time-unit shifts, the logarithm tables that turn
@@ -79,6 +81,11 @@ def derived(p):
     if not 1 <= c["aggr_min_steps"] <= 255:
         raise ValueError("classifier.aggr_min_steps must be 1..255, got %r" % c["aggr_min_steps"])
     d["AGGR_MARGIN"] = c["aggr_min_steps"] - 1
+    # BwEst counts only intervals with >= bwest_min_pkts data packets: with n packets one packet of
+    # jitter moves the rate by about 1/n, an "up" for n < 2^(bwest_up_shift+1) (docs/eval-model.md).
+    if not 1 <= c["bwest_min_pkts"] <= 0xFFFF:
+        raise ValueError("classifier.bwest_min_pkts must be 1..65535, got %r" % c["bwest_min_pkts"])
+    d["BWEST_MIN_PKTS"] = c["bwest_min_pkts"]
     f = p["flow"]
     d["EXPIRE_UNITS"] = int(math.ceil(f["idle_intervals_to_expire"] * f["default_rtt_us"] * 1000.0 / SEEN_UNIT_NS))
     if d["EXPIRE_UNITS"] >= 1 << 15:
@@ -99,15 +106,23 @@ def fine_log(x, fine_per_decade):
     return int(round(fine_per_decade * math.log10(x)))
 
 
+def log_table(width, mantissa, fn):
+    """[(value, mask, result)] of a ternary log table: fn at each bucket's geometric middle."""
+    return [(value, mask, fn(geo_mid(lo, hi))) for value, mask, lo, hi in buckets(width, mantissa)]
+
+
 def entries_log(width, mantissa, action, fn):
-    lines = []
-    for value, mask, lo, hi in buckets(width, mantissa):
-        args = fn(geo_mid(lo, hi))
-        lines.append("0x%x &&& 0x%x : %s(%s);" % (value, mask, action, ", ".join(str(a) for a in args)))
-    return lines
+    return ["0x%x &&& 0x%x : %s(%d);" % (value, mask, action, r) for value, mask, r in log_table(width, mantissa, fn)]
 
 
-def entries_group(p):
+def depth_table(d):
+    """Pseudo-logarithm of the enqueue depth: index of the bucket, so one step
+    up means growth by about 2^-aggr_growth_shift (P4air's ~1 %)."""
+    return [(v, m, i + 1) for i, (v, m, _, _) in enumerate(buckets(19, d["AGGR_MANTISSA"]))]
+
+
+def group_rows(p):
+    """group_of rows: ((sparse_gap, ss_state, t_mm, family, band) as (value, mask) pairs, group); first match wins."""
     k = p["groups"]["k"]
     fam = p["groups"]["families"]
     kinds = p["groups"]["hybrid_kinds"]
@@ -136,16 +151,72 @@ def entries_group(p):
     for b in range(k):
         rows.append((any_, any_, any_, any_, (b, 0xFF), model(b)))
     rows.append((any_, any_, any_, any_, any_, model(k - 1)))
+    return rows
+
+
+def entries_group(p):
     out = []
-    for r in rows:
+    for r in group_rows(p):
         keys = ", ".join("0x%x &&& 0x%x" % kv for kv in r[:5])
         out.append("(%s) : set_group(%d);" % (keys, r[5]))
     return out
 
 
+def log_bytes_fn(d):
+    return lambda x: fine_log(x, d["FINE_PER_DECADE"]) + d["RATE_OFFSET_FINE"]
+
+
+def log_rtt_fn(d):
+    return lambda x: fine_log(x, d["FINE_PER_DECADE"])
+
+
+def log_u_fn(d):
+    return lambda x: max(0, -fine_log(x / 65536.0, d["FINE_PER_DECADE"]))
+
+
+def gen_cpp(p):
+    """The derived constants and the const tables as a C++ header for the ns-3 model."""
+    d = derived(p)
+    out = [HEADER.replace("//", "//", 1), "#pragma once", "#include <cstdint>", "",
+           "namespace ccfair::gen", "{",
+           "// A ternary entry: key & mask == value -> result (first match wins).",
+           "struct TEntry", "{", "    uint32_t value, mask;", "    uint16_t result;", "};",
+           "// A group_of row: keys sparse_gap, ss_state, t_mm, family, band.",
+           "struct GroupRow", "{", "    uint16_t value[5], mask[5];", "    uint8_t group;", "};", ""]
+    out += ["constexpr int64_t %s = %d;" % kv for kv in sorted(d.items())]
+    out += ["constexpr int BYTES_MANTISSA = %d;" % BYTES_MANTISSA, "constexpr int U_MANTISSA = %d;" % U_MANTISSA,
+            "constexpr int DEPTH_WIDTH = 19;",
+            "// rtt_band as the ONOS app writes it (PolicyDelta): band b below boundary b, the number as units",
+            "constexpr uint32_t RTT_BAND_BOUNDARIES[] = {%s};" % ", ".join(
+                str(int(b)) for b in p["policy"]["rtt_band_boundaries_us"]), ""]
+
+    def table(name, entries):
+        out.append("constexpr TEntry %s[] = {" % name)
+        out.extend("    {0x%x, 0x%x, %d}," % e for e in entries)
+        out.append("};")
+
+    table("LOG_BYTES", log_table(32, BYTES_MANTISSA, log_bytes_fn(d)))
+    table("LOG_RTT", log_table(32, BYTES_MANTISSA, log_rtt_fn(d)))
+    table("LOG_U", log_table(16, U_MANTISSA, log_u_fn(d)))
+    table("LOG_DEPTH", depth_table(d))
+    out.append("constexpr GroupRow GROUP_OF[] = {")
+    for r in group_rows(p):
+        out.append("    {{%s}, {%s}, %d}," % (", ".join("0x%x" % kv[0] for kv in r[:5]),
+                                             ", ".join("0x%x" % kv[1] for kv in r[:5]), r[5]))
+    out += ["};", "} // namespace ccfair::gen"]
+    return out
+
+
 def main(argv):
+    if len(argv) == 3 and argv[1] == "--cpp":
+        path = argv[2]
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        with open(path + ".tmp", "w") as f:
+            f.write("\n".join(gen_cpp(P.load())) + "\n")
+        os.replace(path + ".tmp", path)
+        return 0
     if len(argv) != 2:
-        sys.stderr.write("usage: gen_tables.py OUTDIR\n")
+        sys.stderr.write("usage: gen_tables.py OUTDIR | gen_tables.py --cpp OUT.h\n")
         return 2
     p = P.load()
     out = argv[1]
@@ -155,20 +226,11 @@ def main(argv):
     files = {}
     files["ccfair_gen.p4"] = [HEADER, "#ifndef CCFAIR_GEN_P4", "#define CCFAIR_GEN_P4"] + \
         ["#define CCFAIR_%s %d" % kv for kv in sorted(d.items())] + ["#endif"]
-    files["entries_log_bytes.p4"] = [HEADER] + entries_log(
-        32, BYTES_MANTISSA, "set_log_bytes",
-        lambda x: (fine_log(x, fine) + d["RATE_OFFSET_FINE"],))
-    files["entries_log_rtt.p4"] = [HEADER] + entries_log(
-        32, BYTES_MANTISSA, "set_log_rtt",
-        lambda x: (fine_log(x, fine),))
-    files["entries_log_u.p4"] = [HEADER] + entries_log(
-        16, U_MANTISSA, "set_nlog_u",
-        lambda x: (max(0, -fine_log(x / 65536.0, fine)),))
-    # Pseudo-logarithm of the enqueue depth: index of the bucket, so one step
-    # up means growth by about 2^-aggr_growth_shift (P4air's ~1 %).
-    depth = buckets(19, d["AGGR_MANTISSA"])
+    files["entries_log_bytes.p4"] = [HEADER] + entries_log(32, BYTES_MANTISSA, "set_log_bytes", log_bytes_fn(d))
+    files["entries_log_rtt.p4"] = [HEADER] + entries_log(32, BYTES_MANTISSA, "set_log_rtt", log_rtt_fn(d))
+    files["entries_log_u.p4"] = [HEADER] + entries_log(16, U_MANTISSA, "set_nlog_u", log_u_fn(d))
     files["entries_log_depth.p4"] = [HEADER] + [
-        "0x%x &&& 0x%x : set_ldepth(%d);" % (v, m, i + 1) for i, (v, m, _, _) in enumerate(depth)]
+        "0x%x &&& 0x%x : set_ldepth(%d);" % e for e in depth_table(d)]
     files["entries_group_of.p4"] = [HEADER] + entries_group(p)
     # Enqueue-depth histogram buckets (Cocoa loop in the controller): first
     # match wins, bucket b holds depth < first << (shift * b), the last the rest.

@@ -41,7 +41,8 @@ CcfairQueueDisc::GetTypeId()
                           MakeDataRateAccessor(&CcfairQueueDisc::m_linkRate),
                           MakeDataRateChecker())
             .AddAttribute("TargetDelay",
-                          "Target queuing delay of the per-queue CTV control (params aqm.target_delay_us).",
+                          "Target queuing delay of the per-queue CTV control (params aqm.target_delay_us; "
+                          "its microseconds are written as 1.024 us units, as the ONOS app does).",
                           TimeValue(MicroSeconds(P::AQM_TARGET_DELAY_US)),
                           MakeTimeAccessor(&CcfairQueueDisc::m_targetDelay),
                           MakeTimeChecker())
@@ -153,7 +154,8 @@ CcfairQueueDisc::InitializeParams()
 {
     ccfair::Config c = ccfair::Config::Defaults();
     c.link_rate_bps = m_linkRate.GetBitRate();
-    c.target_delay_us = uint32_t(m_targetDelay.GetMicroSeconds());
+    // aqm_cfg's target, as the ONOS app writes it: the number of microseconds as 1.024 us units
+    c.target_delay_units = uint32_t(m_targetDelay.GetMicroSeconds());
     c.ecn = m_useEcn;
     c.pv_aqm = m_pvAqm;
     c.m_ld = m_mLd;
@@ -164,9 +166,8 @@ CcfairQueueDisc::InitializeParams()
     c.quantum_bytes = m_quantum;
     c.buffer_pkts = GetMaxSize().GetValue();
     m_pipe = std::make_unique<ccfair::Pipeline>(c, 1 + m_rng->GetInteger(0, 0x7fffffff));
-    m_pipe->onGroupChange = [this](const ccfair::Flow& f, uint8_t o, uint8_t n) {
-        m_groupChange(Ipv4Address(f.a_ip), f.a_port, Ipv4Address(f.b_ip), f.b_port, o, n);
-    };
+    m_pipe->onGroupChange = [this](uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport, uint8_t o,
+                                   uint8_t n) { m_groupChange(Ipv4Address(src), sport, Ipv4Address(dst), dport, o, n); };
     m_controllerEvent = Simulator::Schedule(m_controllerPeriod, &CcfairQueueDisc::ControllerTick, this);
 }
 
@@ -213,12 +214,9 @@ CcfairQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
         NS_ABORT_MSG_IF(!GetInternalQueue(r.queue)->Enqueue(item),
                         "internal queue " << r.queue << " refused a packet the pipeline admitted");
         return true;
-    case ccfair::Verdict::DROP_PROACTIVE:
-        DropBeforeEnqueue(item, "ccfair slow-start proactive drop");
-        return false;
-    case ccfair::Verdict::DROP_LIMIT:
+    case ccfair::Verdict::DROP_BUFFER:
     default:
-        DropBeforeEnqueue(item, "ccfair queue limit");
+        DropBeforeEnqueue(item, "ccfair port buffer full");
         return false;
     }
 }
@@ -234,9 +232,20 @@ CcfairQueueDisc::DoDequeue()
             return nullptr;
         Ptr<QueueDiscItem> item = GetInternalQueue(r.queue)->Dequeue();
         NS_ABORT_MSG_IF(!item, "pipeline and internal queue " << r.queue << " disagree");
-        if (r.action == ccfair::Action::DROP)
+        // Every drop of the program happens in egress, after the TM queued the packet.
+        if (r.action == ccfair::Action::DROP_PV)
         {
             DropAfterDequeue(item, "ccfair PV below CTV");
+            continue;
+        }
+        if (r.action == ccfair::Action::DROP_LIMIT)
+        {
+            DropAfterDequeue(item, "ccfair queue limit");
+            continue;
+        }
+        if (r.action == ccfair::Action::DROP_PROACTIVE)
+        {
+            DropAfterDequeue(item, "ccfair slow-start proactive drop");
             continue;
         }
         if (r.action == ccfair::Action::MARK && !Mark(item, "ccfair PV below CTV"))

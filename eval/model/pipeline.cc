@@ -1,47 +1,119 @@
 // SPDX-License-Identifier: Apache-2.0
+// Transliteration of p4/tna/ccfair.p4 (see pipeline.h). Comments name the P4
+// control, table or RegisterAction each block stands for; docs/algorithm.md
+// cites the program line by line.
 #include "pipeline.h"
 
 #include "ccfair-params.h"
+#include "ccfair-tables.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <stdexcept>
 
 namespace ccfair
 {
 namespace P = ccfair::params;
+namespace G = ccfair::gen;
+
+static_assert(Pipeline::kSlots == uint32_t(G::SLOT_MASK + 1), "queue_map slots = SLOT_MASK + 1");
+static_assert(uint32_t(P::QUEUES_SLOTS_PER_GROUP) == Pipeline::kSlots, "queues.slots_per_group");
+static_assert(sizeof(G::RTT_BAND_BOUNDARIES) / sizeof(G::RTT_BAND_BOUNDARIES[0]) == 1,
+              "the model's rtt_band has one boundary (policy.rtt_band_boundaries_us)");
 
 namespace
 {
-// log2(1 + m/256) in Q8 for the 8 mantissa bits after the leading one: the
-// table the P4 program holds (or the math unit computes).
-struct MantissaTable
+// define.p4
+constexpr uint8_t CLS_NONE = 0, CLS_NEW = 1, CLS_PKT = 2, CLS_END = 3;
+constexpr uint8_t INTERVAL_ACK = 2;
+constexpr uint8_t INTERVAL_RESTART = 3; // the handshake sample: the first interval starts here
+constexpr uint16_t SS_ACTIVE = 0, SS_DONE = 1, SS_ENDED_NOW = 2;
+constexpr uint32_t RTT_PENDING = 0x80000000u;
+constexpr uint16_t TRK_COLLIDE = 0;
+constexpr uint16_t STATS_IDX = 0; // the model's one port: stats index 0
+constexpr uint8_t GROUP_ANT = uint8_t(P::GROUP_ANT), GROUP_MOUSE = uint8_t(P::GROUP_MOUSE);
+
+// Tofino's saturating |+| and |-| at the field's width.
+inline uint16_t SatSub16(uint16_t a, uint16_t b) { return a > b ? uint16_t(a - b) : 0; }
+inline uint16_t SatAdd16(uint16_t a, uint16_t b) { return uint16_t(std::min<uint32_t>(uint32_t(a) + b, 0xFFFF)); }
+inline uint8_t SatSub8(uint8_t a, uint8_t b) { return a > b ? uint8_t(a - b) : 0; }
+inline uint8_t SatAdd8(uint8_t a, uint8_t b) { return uint8_t(std::min<uint32_t>(uint32_t(a) + b, 0xFF)); }
+inline uint32_t SatSub32(uint32_t a, uint32_t b) { return a > b ? a - b : 0; }
+
+// A generated ternary log table (gen_tables.py buckets(width, mantissa)) is
+// ordered by the key's leading-one position p, 2^min(mantissa, p) entries each:
+// the matching entry's index follows from p and the next bits, so the model
+// finds it without a scan. TestTables checks this against first-match.
+template <size_t N>
+uint16_t
+BucketLookup(const G::TEntry (&t)[N], int mantissa, uint32_t x, uint16_t miss)
 {
-    std::array<int32_t, 256> v;
-    MantissaTable()
-    {
-        for (int m = 0; m < 256; ++m)
-            v[m] = int32_t(std::lround(std::log2(1.0 + m / 256.0) * 256.0));
-    }
-};
-const MantissaTable kMant;
+    if (x == 0)
+        return miss;
+    const int p = 31 - __builtin_clz(x);
+    size_t off = 0;
+    for (int q = 0; q < p; ++q)
+        off += size_t(1) << std::min(mantissa, q);
+    const int m = std::min(mantissa, p);
+    const size_t i = off + ((x >> (p - m)) & ((1u << m) - 1));
+    return i < N ? t[i].result : miss;
+}
 
-int32_t Q8(double x) { return int32_t(std::lround(x * 256.0)); }
-
-// log2(8000): bytes/us -> kbps in the log domain.
-const int32_t kLog2BytesPerUsToKbps = Q8(std::log2(8000.0));
-
-uint64_t Mix64(uint64_t x)
+void
+Put(uint8_t*& o, uint64_t v, int bytes)
 {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
+    for (int i = bytes - 1; i >= 0; --i)
+        *o++ = uint8_t(v >> (8 * i));
 }
 } // namespace
+
+// ingress metadata (IngressPipe md.* and bridged.*)
+struct Pipeline::IgMd
+{
+    // parser
+    bool tcp = false, syn_only = false, syn_ack = false, tcp_ack = false, fin_rst_syn = false;
+    uint16_t l4_sport = 0, l4_dport = 0;
+    uint8_t ip_proto = 0;
+    uint32_t pkt_len32 = 0;
+    uint16_t data_pkt = 1;
+    uint16_t fg_new = uint16_t(0xC000 | GROUP_MOUSE); // valid, port unknown, mouse
+    // times (init_md, init_times, init_now16)
+    uint32_t ig_ts = 0, ts_pend = 0;
+    int32_t ts_s = 0;
+    uint16_t now16 = 0;
+    // flow tracker
+    uint8_t track = 0, is_update = 0, fg_written = 0;
+    uint32_t ip_lo = 0, ip_hi = 0;
+    uint16_t port_lo = 0, port_hi = 0, sig = 0, trk = 0, fg_old = 0;
+    uint32_t rtt_raw = 0, deadline = 0, ts_2 = 0;
+    uint8_t rtt_smp = 0, restart = 0;
+    uint8_t slot = 0;
+    Bridged bridged;
+};
+
+// egress metadata (EgressPipe md.*)
+struct Pipeline::EgMd
+{
+    uint32_t eg_ts = 0;
+    uint16_t ctv_now = 0, update_tick = 0;
+    uint8_t on = 0, cls_op = CLS_NONE;
+    // port_cfg (egress)
+    uint16_t fair_fine = 0, ant_max_pkts = 0;
+    uint8_t m_ld1 = 0, m_pl1 = 0, m_m1 = 0, ss_drop_en = 0;
+    // classifier
+    uint16_t ld = 0, log_b = 0, log_r = 0, lrate = 0, lr_pv = 0, sparse_gap = 0, bdp_gap = 0, ss_in = 0;
+    uint16_t qmax_done = 0, qmax_grow = 0, ss_state = SS_ACTIVE;
+    uint8_t band = 0, bw_code = 0, bw_count = 0, aggr = 0, family = 0, t_mm = 0, t_ld = 0, t_pl = 0;
+    uint8_t new_group = 0, ss_drop = 0, upd_ok = 0;
+    // marker
+    uint16_t nlog_u = 0, pos = 0, pv = 0;
+    // aqm
+    uint32_t delay_us = 0, delay_over = 0, depth = 0, depth_over = 0, limit_cells = 0;
+    uint16_t ctv = 0, pv_below = 0;
+    uint8_t ctv_tick = 0, aqm_once = 0, drop = 0, pv_drop = 0, mark = 0;
+};
 
 Config
 Config::Defaults()
@@ -51,30 +123,26 @@ Config::Defaults()
     c.num_queues = uint32_t(P::QUEUES_PER_PORT);
     c.quantum_bytes = 1514 * uint32_t(P::QUEUES_DEFAULT_WEIGHT);
     c.flow_table_size = uint32_t(P::FLOWS_PER_PIPE_TOFINO); // one Tofino pipe's table, here for one port
-    c.signature_bits = uint32_t(P::FLOW_SIGNATURE_BITS);
-    c.default_rtt_us = uint32_t(P::FLOW_DEFAULT_RTT_US);
-    c.min_rtt_us = uint32_t(P::FLOW_MIN_RTT_US);
-    c.max_rtt_us = uint32_t(P::FLOW_MAX_RTT_US);
+    c.default_rtt_units = uint32_t(P::FLOW_DEFAULT_RTT_US);
     c.ant_max_pkts = uint32_t(P::FLOW_ANT_MAX_PKTS_PER_INTERVAL);
-    c.idle_intervals = uint32_t(P::FLOW_IDLE_INTERVALS_TO_EXPIRE);
-    c.k = uint32_t(P::GROUPS_K);
     c.m_ld = uint32_t(P::CLASSIFIER_M_LD);
     c.m_pl = uint32_t(P::CLASSIFIER_M_PL);
     c.m_m = uint32_t(P::CLASSIFIER_M_M);
-    c.aggr_growth_shift = uint32_t(P::CLASSIFIER_AGGR_GROWTH_SHIFT);
-    c.bwest_up_shift = uint32_t(P::CLASSIFIER_BWEST_UP_SHIFT);
-    c.bwest_down_shift = uint32_t(P::CLASSIFIER_BWEST_DOWN_SHIFT);
     c.bdp_shift = uint32_t(P::CLASSIFIER_BDP_SHIFT);
     c.ss_proactive_drop = P::CLASSIFIER_SS_PROACTIVE_DROP != 0;
+    c.k = uint32_t(P::GROUPS_K);
+    c.rtt_boundary_units = uint32_t(G::RTT_BAND_BOUNDARIES[0]);
     c.tvf_steps = uint32_t(P::TVF_RATE_STEPS);
     c.tvf_min_kbps = uint32_t(P::TVF_RATE_MIN_KBPS);
     c.tvf_steps_per_decade = uint32_t(P::TVF_STEPS_PER_DECADE);
     c.pv_max = uint32_t(P::TVF_PV_MAX);
-    c.target_delay_us = uint32_t(P::AQM_TARGET_DELAY_US);
-    c.ctv_update_interval_us = uint32_t(P::AQM_CTV_UPDATE_INTERVAL_US);
+    c.target_delay_units = uint32_t(P::AQM_TARGET_DELAY_US);
+    c.ctv_period_shift = uint32_t(G::CTV_PERIOD_SHIFT);
     c.ctv_step_up = uint32_t(P::AQM_CTV_STEP_UP);
     c.ctv_step_down = uint32_t(P::AQM_CTV_STEP_DOWN);
     c.ecn = P::AQM_ECN != 0;
+    c.cell_bytes = uint32_t(P::POLICY_CELL_BYTES_TOFINO);
+    c.cells_per_pkt = (uint32_t(P::POLICY_BUFFER_PKT_BYTES) + c.cell_bytes - 1) / c.cell_bytes;
     c.cocoa_initial = uint32_t(P::COCOA_INITIAL_LIMIT_PKTS);
     c.cocoa_min = uint32_t(P::COCOA_MIN_LIMIT_PKTS);
     c.cocoa_max = uint32_t(P::COCOA_MAX_LIMIT_PKTS);
@@ -85,88 +153,121 @@ Config::Defaults()
     return c;
 }
 
-int32_t
-Pipeline::Log2Q8(uint64_t x)
-{
-    if (x == 0)
-        return INT32_MIN;
-    int msb = 63 - __builtin_clzll(x);
-    uint32_t m = msb >= 8 ? uint32_t(x >> (msb - 8)) & 0xFF : uint32_t(x << (8 - msb)) & 0xFF;
-    return msb * 256 + kMant.v[m];
-}
-
 Pipeline::Pipeline(const Config& c, uint64_t seed)
     : m_c(c),
       m_rng(seed ? seed : 1)
 {
-    m_nGroups = 2 + 3 * m_c.k;
-    m_flows.assign(m_c.flow_table_size, Flow{});
+    if (m_c.flow_table_size == 0 || (m_c.flow_table_size & (m_c.flow_table_size - 1)))
+        throw std::invalid_argument("ccfair: flow_table_size must be a power of two, got " +
+                                    std::to_string(m_c.flow_table_size));
+    if (m_c.k != 2)
+        throw std::invalid_argument("ccfair: the model's rtt_band has one boundary (groups.k = 2), got k = " +
+                                    std::to_string(m_c.k));
+    m_idxMask = m_c.flow_table_size - 1;
+    m_nGroups = uint32_t(P::NUM_GROUPS);
+    const size_t n = m_c.flow_table_size;
+    m_flowSig.assign(n, {});
+    m_flowRtt.assign(n, 0);
+    m_flowDeadline.assign(n, 0);
+    m_flowPkts.assign(n, 0);
+    m_flowBytes.assign(n, 0);
+    m_flowGroup.assign(n, 0);
+    m_flowRate.assign(n, 0);
+    m_flowBwest.assign(n, {});
+    m_flowSs.assign(n, {});
+    m_flowQmax.assign(n, 0);
+    m_flowAggr.assign(n, {});
+    m_flowFamily.assign(n, 0);
+    m_flowAqmOnce.assign(n, 0);
+    m_key.assign(n, {0, 0, 0, 0});
+    m_pgFlowEnter.assign(size_t(1) << 14, 0);
+    m_pgFlowLeave.assign(size_t(1) << 14, 0);
     m_q.assign(m_c.num_queues, QueueState{});
     m_g.assign(m_nGroups, GroupStats{});
-    m_rrSlot.assign(m_nGroups, 0);
-    m_qmap.assign(size_t(m_nGroups) * m_c.num_queues, 0);
+    m_queueMap.assign(size_t(m_nGroups) * kSlots, 0);
+    m_tvf.assign(m_nGroups, std::vector<uint16_t>(m_c.tvf_steps, uint16_t(m_c.pv_max)));
     for (auto& q : m_q)
     {
         q.limit = m_c.cocoa_initial;
         q.gi_len = uint64_t(m_c.cocoa_max_gi_ms) * 1000000ULL;
+        q.gi_start = q.li_start = q.int_start = q.idle_since = m_c.clock_offset_ns;
     }
-    // bin i starts at min * 10^(i / steps_per_decade) kbps (params tvf._doc)
-    for (uint32_t i = 0; i < m_c.tvf_steps; ++i)
-        m_binEdges.push_back(
-            Q8(std::log2(double(m_c.tvf_min_kbps)) + double(i) / m_c.tvf_steps_per_decade * std::log2(10.0)));
-    m_tvf.assign(m_nGroups, std::vector<uint16_t>(m_c.tvf_steps));
-    m_rttBoundary = m_c.max_rtt_us + 1;
-    SetFairRate(m_c.link_rate_bps);
     ControllerTick(0);
 }
 
-void
-Pipeline::SetFairRate(uint64_t bps)
-{
-    m_fairBps = bps;
-    m_logFairRate = Q8(std::log2(std::max<double>(bps, 1.0) / 8e6)); // bytes per us
-    // TVFs (per-flow objective: the same for every group) spend the PV range on one
-    // decade either side of the fair rate: pv_max/2 at its bin, pv_max at fair / 10,
-    // 0 at 10 x fair. The CTV steps then move a queue's threshold by a fixed share
-    // of the fair rate per update (64 / (65535 / 32) bins, 0.45 %) whatever the
-    // link rate, and the threshold cannot wind up beyond the table.
-    // the controller places the fair rate in its bin with floating point (no Q8 rounding)
-    const int64_t fairBin = std::clamp<int64_t>(
-        int64_t(std::floor(m_c.tvf_steps_per_decade * std::log10(std::max<double>(bps, 1.0) / 1e3 / m_c.tvf_min_kbps) + 1e-9)),
-        0, m_c.tvf_steps - 1);
-    m_fairBin = uint32_t(fairBin);
-    const int64_t d = m_c.tvf_steps_per_decade, pv = m_c.pv_max;
-    for (auto& t : m_tvf)
-        for (uint32_t i = 0; i < m_c.tvf_steps; ++i)
-            t[i] = uint16_t(std::clamp<int64_t>(pv / 2 - (int64_t(i) - fairBin) * pv / (2 * d), 0, pv));
-}
+// ---------------------------------------------------------------- const tables and hashes
 
-uint32_t
-Pipeline::RateBin(int32_t log2_kbps_q8) const
+uint16_t
+Pipeline::LogBytes(uint32_t x)
 {
-    auto it = std::upper_bound(m_binEdges.begin(), m_binEdges.end(), log2_kbps_q8);
-    if (it == m_binEdges.begin())
-        return 0;
-    return uint32_t(it - m_binEdges.begin() - 1);
+    return BucketLookup(G::LOG_BYTES, G::BYTES_MANTISSA, x, 0);
 }
 
 uint16_t
-Pipeline::DrawPv(uint8_t group, int32_t log_rate, uint16_t r) const
+Pipeline::LogRtt(uint32_t x)
 {
-    if (log_rate == INT32_MIN)
-        return uint16_t(m_c.pv_max); // no rate measured yet: all of it is "first bits"
-    int32_t logU = Log2Q8(r ? r : 1) - 16 * 256; // log2(u), u = r / 2^16
-    const int32_t pos = log_rate + kLog2BytesPerUsToKbps + logU;
-    const uint32_t bin = RateBin(pos);
-    // 16 sub-steps per bin from the next bits of the log position, i.e. a 16x finer
-    // TVF table (an SRAM look-up on Tofino), so the drop share of a flow changes
-    // smoothly with the CTV instead of in 15 % jumps.
-    const auto& t = m_tvf[group];
-    if (bin + 1 >= m_c.tvf_steps || pos < m_binEdges[0])
-        return t[bin];
-    const int32_t w = m_binEdges[bin + 1] - m_binEdges[bin];
-    const int32_t sub = std::min<int32_t>(15, (pos - m_binEdges[bin]) * 16 / w);
-    return uint16_t(t[bin] - ((int32_t(t[bin]) - int32_t(t[bin + 1])) * sub >> 4));
+    return BucketLookup(G::LOG_RTT, G::BYTES_MANTISSA, x, 0);
+}
+
+uint16_t
+Pipeline::LogU(uint16_t u)
+{
+    return BucketLookup(G::LOG_U, G::U_MANTISSA, u, 0xFFFF);
+}
+
+uint16_t
+Pipeline::LogDepth(uint32_t depth)
+{
+    return BucketLookup(G::LOG_DEPTH, int(G::AGGR_MANTISSA), depth & ((1u << G::DEPTH_WIDTH) - 1), 0);
+}
+
+uint8_t
+Pipeline::GroupOfKeys(uint16_t sparse_gap, uint16_t ss_state, uint8_t t_mm, uint8_t family, uint8_t band) const
+{
+    const uint16_t k[5] = {sparse_gap, ss_state, t_mm, family, band};
+    for (const G::GroupRow& r : G::GROUP_OF)
+    {
+        bool hit = true;
+        for (int i = 0; i < 5 && hit; ++i)
+            hit = (k[i] & r.mask[i]) == r.value[i];
+        if (hit)
+            return r.group;
+    }
+    return GROUP_ANT; // const default_action
+}
+
+uint32_t
+Pipeline::Crc32(const uint8_t* d, size_t n)
+{
+    uint32_t c = 0xFFFFFFFFu;
+    for (size_t i = 0; i < n; ++i)
+    {
+        c ^= d[i];
+        for (int b = 0; b < 8; ++b)
+            c = (c & 1) ? (c >> 1) ^ 0xEDB88320u : c >> 1;
+    }
+    return ~c;
+}
+
+uint16_t
+Pipeline::Crc16(const uint8_t* d, size_t n) // CRC-16/ARC, as BMv2's crc16 and bf-p4c's crc_16
+{
+    uint16_t c = 0;
+    for (size_t i = 0; i < n; ++i)
+    {
+        c ^= d[i];
+        for (int b = 0; b < 8; ++b)
+            c = (c & 1) ? uint16_t((c >> 1) ^ 0xA001) : uint16_t(c >> 1);
+    }
+    return c;
+}
+
+uint16_t
+Pipeline::TvfPv(uint8_t group, uint16_t lr_pv, uint16_t u) const
+{
+    const uint16_t pos = SatSub16(lr_pv, LogU(u));
+    const uint32_t bin = (pos >> G::FINE_SHIFT) & 0xFF; // pos[9:2]
+    return bin < m_c.tvf_steps ? m_tvf[group][bin] : uint16_t(m_c.pv_max); // tvf miss: default pv_max
 }
 
 uint16_t
@@ -175,251 +276,285 @@ Pipeline::NextRand()
     m_rng ^= m_rng >> 12;
     m_rng ^= m_rng << 25;
     m_rng ^= m_rng >> 27;
-    uint16_t r = uint16_t((m_rng * 2685821657736338717ULL) >> 48);
-    return r ? r : 1;
+    return uint16_t((m_rng * 2685821657736338717ULL) >> 48);
 }
 
-namespace
-{
-// Symmetric flow key: the two endpoints (address << 16 | port) in order, so both
-// directions of a connection give one key and one hash. fwd: src is the lower.
-struct FlowKey
-{
-    uint64_t lo, hi, hash;
-    bool fwd;
-};
+// ---------------------------------------------------------------- ingress
 
-FlowKey
-KeyOf(uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport)
-{
-    uint64_t e1 = (uint64_t(src) << 16) | sport, e2 = (uint64_t(dst) << 16) | dport;
-    FlowKey k;
-    k.fwd = e1 <= e2;
-    k.lo = k.fwd ? e1 : e2;
-    k.hi = k.fwd ? e2 : e1;
-    k.hash = Mix64(k.lo * 0x9E3779B97F4A7C15ULL ^ Mix64(k.hi));
-    return k;
-}
-} // namespace
-
-int
-Pipeline::Lookup(const Pkt& p, bool& fwd)
-{
-    const FlowKey key = KeyOf(p.src, p.sport, p.dst, p.dport);
-    const uint64_t lo = key.lo, hi = key.hi, h = key.hash;
-    fwd = key.fwd;
-    uint32_t idx = uint32_t(h) & (m_c.flow_table_size - 1);
-    uint16_t sig = uint16_t((h >> 40) & ((1u << m_c.signature_bits) - 1));
-    if (sig == 0)
-        sig = 1; // 0 marks an empty slot in the P4 register
-    Flow& f = m_flows[idx];
-    bool expired =
-        f.valid && p.t_ns - f.last_seen > uint64_t(m_c.default_rtt_us) * 1000ULL * m_c.idle_intervals;
-    if (!f.valid || expired)
-    {
-        uint32_t gen = f.gen + 1;
-        f = Flow{};
-        f.valid = true;
-        f.gen = gen;
-        f.sig = sig;
-        f.a_ip = uint32_t(lo >> 16);
-        f.a_port = uint16_t(lo);
-        f.b_ip = uint32_t(hi >> 16);
-        f.b_port = uint16_t(hi);
-        f.group = 0xFF; // "new" until ingress initialises it
-        return int(idx);
-    }
-    if (f.sig != sig)
-    {
-        ++m_collisions;
-        return -1;
-    }
-    return int(idx);
-}
-
+// FlowTracker (flow_tracker.p4), statement by statement of its apply block.
 void
-Pipeline::SetGroup(Flow& f, uint8_t g)
+Pipeline::FlowTracker(const Pkt& p, IgMd& md)
 {
-    uint8_t old = f.group == 0xFF ? uint8_t(P::GROUP_ANT) : f.group;
-    f.group = g;
-    // the flow now sits in another queue: depth history of the old one says nothing
-    f.prev_max_depth = 0;
-    // deal slots round-robin per group so a group's flows spread over its queues
-    f.slot = uint8_t(m_rrSlot[g]++ % m_c.num_queues);
-    if (onGroupChange && old != g)
-        onGroupChange(f, old, g); // a new flow reports ant (untracked) -> mouse
-}
+    // symmetric(), hash_idx(), hash_sig()
+    md.ip_lo = std::min(p.src, p.dst);
+    md.ip_hi = std::max(p.src, p.dst);
+    md.port_lo = std::min(md.l4_sport, md.l4_dport);
+    md.port_hi = std::max(md.l4_sport, md.l4_dport);
+    uint8_t buf[13], *o = buf;
+    Put(o, md.ip_lo, 4), Put(o, md.ip_hi, 4), Put(o, md.port_lo, 2), Put(o, md.port_hi, 2), Put(o, md.ip_proto, 1);
+    md.bridged.flow_idx = Crc32(buf, 13);
+    o = buf;
+    Put(o, md.port_hi, 2), Put(o, md.ip_hi, 4), Put(o, md.port_lo, 2), Put(o, md.ip_lo, 4);
+    md.sig = uint16_t(Crc16(buf, 12) & 0x7FFF); // Hash<bit<15>>
+    const uint32_t idx = md.bridged.flow_idx & m_idxMask;
 
-void
-Pipeline::RollOver(Flow& f, uint64_t t)
-{
-    const uint32_t n = f.pkts, d = f.max_depth;
-    const int32_t lr = f.bytes ? Log2Q8(f.bytes) - Log2Q8(f.rtt_us) : INT32_MIN;
-    const uint8_t g = f.group;
-    uint8_t ng = g;
-    const uint8_t delayG = GroupId(P::FAMILY_DELAY, SubGroupOfRtt(f.rtt_us));
-    if (g == P::GROUP_MOUSE)
+    // sig_check (flow_sig): claim an empty / expired slot, hit, or collision (0)
+    if (md.track && md.tcp)
     {
-        if (n <= m_c.ant_max_pkts)
-            ng = uint8_t(P::GROUP_ANT);
-        else if (f.prev_valid && n < f.prev_pkts)
-            ng = delayG; // slow start ended: packets per interval fell
-    }
-    else if (g == P::GROUP_ANT)
-    {
-        if (n > m_c.ant_max_pkts)
-            ng = uint8_t(P::GROUP_MOUSE);
-    }
-    else if (n > m_c.ant_max_pkts) // long-lived; sparse (app-limited) intervals are not evidence
-    {
-        const uint32_t pd = f.prev_max_depth;
-        if (f.prev_valid && d > pd && d - pd >= (pd >> m_c.aggr_growth_shift))
-            f.aggr = uint8_t(std::min(255, f.aggr + 1));
+        SigPair& v = m_flowSig[idx];
+        if (uint16_t(md.now16 - v.seen) > uint16_t(G::EXPIRE_UNITS))
+        {
+            v.sig = uint16_t(md.sig + 0x8000); // never 0: an empty slot matches no flow (defect 11)
+            v.seen = md.now16;
+            md.trk = v.seen;
+            m_key[idx] = {p.src, p.sport, p.dst, p.dport}; // model-only: the tuple, for traces
+        }
+        else if (uint16_t(v.sig - md.sig) == 0x8000)
+        {
+            v.seen = uint16_t(md.now16 - 1);
+            md.trk = v.seen;
+        }
         else
-            f.aggr = 0;
-        // BwEst: an up interval (>= 1 + 2^-up of the previous) followed within two
-        // intervals by a down one (<= 1 - 2^-down of the up interval).
-        const int32_t up = m_bwUpQ8, down = m_bwDownQ8;
-        // Only intervals with enough packets count: with n packets one packet of
-        // jitter changes the rate by (n+1)/(n-1), which stays below 1 + 2^-up only
-        // for n > 2^(up+1) + 1. Without this, flows with a few packets per RTT
-        // (short RTTs, many flows) look like BBR after a few intervals.
-        const uint32_t bwMin = (2u << m_c.bwest_up_shift) + 2;
-        if (lr != INT32_MIN && f.log_rate != INT32_MIN && n >= bwMin && f.prev_pkts >= bwMin)
-        {
-            if (f.bw_phase > 0 && lr <= f.up_log_rate + down)
-            {
-                f.bwest = uint8_t(std::min(255, f.bwest + 1));
-                f.bw_phase = 0;
-                f.since_pattern = 0;
-            }
-            else if (lr >= f.log_rate + up)
-            {
-                f.bw_phase = 2;
-                f.up_log_rate = lr;
-            }
-            else if (f.bw_phase > 0)
-                --f.bw_phase;
-        }
-        // patterns must recur (BBR: every 8 RTTs); a lone one ages out
-        if (++f.since_pattern > 4 * 8)
-        {
-            f.bwest = 0;
-            f.since_pattern = 0;
-        }
-        const uint32_t fam = uint32_t(g - 2) / m_c.k;
-        const uint8_t model = GroupId(P::FAMILY_HYBRID, P::HYBRID_KIND_MODEL);
-        if (f.bwest >= m_c.m_m)
-            ng = model;
-        else if (f.aggr >= m_c.m_pl)
-            ng = GroupId(P::FAMILY_LOSS, SubGroupOfRtt(f.rtt_us));
-        else if (f.aggr >= m_c.m_ld && fam == P::FAMILY_DELAY)
-            ng = GroupId(P::FAMILY_HYBRID, P::HYBRID_KIND_LOSS_DELAY);
-        else if (fam != P::FAMILY_HYBRID)
-            ng = GroupId(fam, SubGroupOfRtt(f.rtt_us)); // RTT band may have moved
+            md.trk = 0;
     }
-    ++f.intervals;
-    f.prev_pkts = n;
-    f.prev_max_depth = d;
-    // entering ant or mouse restarts the slow-start history; other changes keep it
-    f.prev_valid = ng == g || ng >= 2;
-    f.log_rate = lr;
-    f.pkts = f.bytes = f.acks = f.max_depth = 0;
-    f.aqm_dropped = false;
-    f.int_start = t;
-    if (ng != g)
-        SetGroup(f, ng);
+
+    // rtt_op (flow_rtt): after the signature check; a collision leaves the holder's RTT alone
+    if (md.track && md.tcp && md.trk != TRK_COLLIDE)
+    {
+        uint32_t& v = m_flowRtt[idx];
+        if (md.syn_only) // rtt_syn
+        {
+            v = md.ts_pend;
+            md.rtt_raw = 0;
+        }
+        else if (md.syn_ack) // rtt_read
+            md.rtt_raw = v;
+        else // rtt_sample: outputs the value before the update (a pending time = sample done)
+        {
+            md.rtt_raw = v;
+            if (v >= RTT_PENDING)
+                v = md.ts_pend - v;
+            md.rtt_smp = 1;
+            md.ts_2 = md.bridged.ig_ts + md.ts_pend;
+        }
+    }
+    if (md.track)
+        md.slot = uint8_t(md.sig & G::SLOT_MASK);
+
+    // untracked_count
+    if (md.track && md.trk == TRK_COLLIDE)
+        ++m_untracked[md.tcp ? 0 : 1];
+
+    // group_op (flow_group): new slot (trk bit 0 clear) or a SYN -> group_write; hit -> group_read
+    if (md.track && md.trk != TRK_COLLIDE)
+    {
+        uint16_t& v = m_flowGroup[idx];
+        md.bridged.tracked = 1;
+        md.fg_old = v;
+        if ((md.trk & 1) == 0 || md.syn_only)
+        {
+            md.bridged.flow_new = 1;
+            md.fg_written = 1;
+            v = md.fg_new;
+        }
+    }
+
+    // rtt_fix (const, p4/shared/entries/rtt_fix.p4): also computes the deadline
+    const uint32_t def = m_c.default_rtt_units;
+    if (md.rtt_smp && (md.rtt_raw & RTT_PENDING)) // use_sample: this packet completes the handshake sample
+    {
+        md.bridged.rtt_us = md.ts_pend - md.rtt_raw;
+        md.deadline = md.ts_2 - md.rtt_raw;
+        md.restart = 1;
+    }
+    else if (md.rtt_raw == 0 || (md.rtt_raw & RTT_PENDING)) // use_default_rtt
+    {
+        md.bridged.rtt_us = def;
+        md.deadline = md.bridged.ig_ts + def;
+    }
+    else if ((md.rtt_raw & 0xFFFFFF80u) == 0) // use_min_rtt
+    {
+        md.bridged.rtt_us = uint32_t(G::RTT_MIN_UNITS);
+        md.deadline = md.bridged.ig_ts + uint32_t(G::RTT_MIN_UNITS);
+    }
+    else // clamp_rtt: the deadline uses the raw sample (defect 9)
+    {
+        md.bridged.rtt_us = std::min(md.rtt_raw, uint32_t(G::RTT_MAX_UNITS));
+        md.deadline = md.bridged.ig_ts + md.rtt_raw;
+    }
+
+    // pure_ack: ACK only, no payload -> not a data packet, its length not counted
+    if (md.tcp && md.tcp_ack && !md.fin_rst_syn && p.payload == 0)
+    {
+        md.data_pkt = 0;
+        md.pkt_len32 = 0;
+    }
+
+    // group_set
+    if (md.bridged.tracked && md.bridged.flow_new)
+        md.bridged.group = GROUP_MOUSE;
+    else if (md.bridged.tracked)
+        md.bridged.group = uint8_t(md.fg_old & 0x1F);
+
+    DeadlineOp(md);
+
+    // pkts_op, bytes_op (flow_pkts, flow_bytes): INTERVAL_ACK has no entry
+    if (md.bridged.tracked && (md.bridged.interval_end == 1 || md.bridged.interval_end == INTERVAL_RESTART))
+    {
+        md.bridged.int_pkts = m_flowPkts[idx]; // pkts_end
+        m_flowPkts[idx] = md.data_pkt;
+        md.bridged.int_bytes = m_flowBytes[idx]; // bytes_end
+        m_flowBytes[idx] = md.pkt_len32;
+    }
+    else if (md.bridged.tracked && md.bridged.interval_end == 0)
+    {
+        m_flowPkts[idx] = SatAdd16(m_flowPkts[idx], md.data_pkt); // pkts_inc
+        m_flowBytes[idx] += md.pkt_len32;                         // bytes_inc (wraps)
+    }
+}
+
+// deadline_op (flow_deadline). Row 1 of docs/algorithm.md "Model against program"
+// and defect 10 live here: the FIRST interval opens at the flow's first packet
+// (its SYN, or its first packet mid-connection) with the RTT that packet reads
+// (the default RTT for a SYN), and the handshake's packets count in it. A
+// program that restarts the interval at the RTT-sample packet changes only the
+// first branch's condition (add "rtt_sample just completed").
+void
+Pipeline::DeadlineOp(IgMd& md)
+{
+    const uint32_t idx = md.bridged.flow_idx & m_idxMask;
+    int32_t& v = m_flowDeadline[idx];
+    if (!md.bridged.tracked)
+        return;
+    if (md.bridged.flow_new) // dl_start
+    {
+        v = int32_t(md.deadline);
+        md.bridged.interval_end = 1;
+    }
+    else if (md.restart) // dl_restart: the packet completing the handshake sample (fix 10)
+    {
+        v = int32_t(md.deadline);
+        md.bridged.interval_end = INTERVAL_RESTART;
+    }
+    else if (md.data_pkt) // dl_check: wrap-safe signed difference
+    {
+        if (int32_t(uint32_t(md.ts_s) - uint32_t(v)) >= 0)
+        {
+            v = int32_t(md.deadline);
+            md.bridged.interval_end = 1;
+        }
+        else
+            md.bridged.interval_end = 0;
+    }
+    else // pure_ack_op
+        md.bridged.interval_end = INTERVAL_ACK;
+}
+
+// queue_map (queueing.p4): (eg_port, group, slot) -> qid, default 0
+void
+Pipeline::QueueMap(IgMd& md)
+{
+    md.bridged.qid = m_queueMap[size_t(md.bridged.group) * kSlots + (md.slot & (kSlots - 1))];
+}
+
+// GroupUpdate (update.p4): flow gauges when flow_group was written with another word.
+// The reclassification digest is not modelled (no consumer); onGroupChange is a
+// model-only trace of every change.
+void
+Pipeline::GroupUpdate(IgMd& md)
+{
+    if (!md.fg_written || md.fg_new == md.fg_old)
+        return;
+    if (md.is_update)
+        m_pgFlowEnter[md.fg_new & 0x3FFF]++;
+    else
+        m_pgFlowEnter[(STATS_IDX << 5) | GROUP_MOUSE]++;
+    const uint16_t top = md.fg_old >> 14;
+    if (top == 2)
+        m_pgFlowLeave[md.fg_old & 0x3FFF]++;
+    else if (top == 3)
+        m_pgFlowLeave[md.is_update ? ((md.fg_new & 0x3FE0) | (md.fg_old & 0x1F))
+                                   : ((STATS_IDX << 5) | (md.fg_old & 0x1F))]++;
+    const uint8_t og = (md.fg_old & 0x8000) ? uint8_t(md.fg_old & 0x1F) : GROUP_ANT;
+    const uint8_t ng = uint8_t(md.fg_new & 0x1F);
+    if (onGroupChange && og != ng)
+    {
+        const auto& k = m_key[md.bridged.flow_idx & m_idxMask];
+        onGroupChange(k[0], uint16_t(k[1]), k[2], uint16_t(k[3]), og, ng);
+    }
+}
+
+// The egress's mirrored update, recirculated into ingress: group_update_op
+// writes the word (no signature check), GroupUpdate counts. The model applies
+// it when the classifying packet leaves egress (the recirculation takes
+// microseconds); the packet itself was queued by its old group.
+void
+Pipeline::UpdatePacket(uint32_t flow_idx, uint16_t fg)
+{
+    IgMd md;
+    md.is_update = 1;
+    md.bridged.flow_idx = flow_idx;
+    md.fg_new = fg;
+    uint16_t& v = m_flowGroup[flow_idx & m_idxMask];
+    md.fg_written = 1;
+    md.fg_old = v;
+    v = md.fg_new;
+    GroupUpdate(md);
 }
 
 EnqResult
 Pipeline::Enqueue(const Pkt& p)
 {
-    const uint64_t t = p.t_ns;
-    EnqResult r{Verdict::ENQUEUED, -1, uint8_t(P::GROUP_ANT), 0, uint16_t(m_c.pv_max)};
-    uint8_t slot = 0;
+    const uint64_t t = p.t_ns + m_c.clock_offset_ns;
+    IgMd md;
+    // parser
+    md.tcp = p.tcp;
+    md.l4_sport = p.sport;
+    md.l4_dport = p.dport;
+    md.ip_proto = p.tcp ? 6 : 17;
+    md.pkt_len32 = p.size;
     if (p.tcp)
     {
-        bool fwd;
-        int idx = Lookup(p, fwd);
-        r.flow = idx;
-        if (idx >= 0)
-        {
-            Flow& f = m_flows[idx];
-            const bool syn = (p.flags & SYN) && !(p.flags & ACK);
-            if (f.group == 0xFF)
-            {
-                f.rtt_us = m_c.default_rtt_us;
-                f.int_start = t;
-                f.hs_pending = syn;
-                f.syn_dir = fwd;
-                f.syn_t = t;
-                SetGroup(f, uint8_t(P::GROUP_MOUSE));
-            }
-            else if (f.hs_pending && fwd == f.syn_dir)
-            {
-                if (syn)
-                    f.syn_t = t; // retransmitted SYN: measure from the last one
-                else
-                {
-                    // RTT = first packet after the SYN in its direction - SYN (P4air)
-                    uint64_t us = (t - f.syn_t) / 1000; // a shift by 10 on Tofino (us ~ ns >> 10)
-                    f.rtt_us = uint32_t(std::clamp<uint64_t>(us, m_c.min_rtt_us, m_c.max_rtt_us));
-                    f.hs_pending = false;
-                    f.pkts = f.bytes = f.acks = f.max_depth = 0;
-                    f.int_start = t; // the handshake interval is not classified
-                }
-            }
-            else if (!f.hs_pending && t - f.int_start >= uint64_t(f.rtt_us) * 1000ULL)
-                RollOver(f, t);
-            if (p.payload > 0)
-            {
-                ++f.pkts;
-                f.bytes += p.size;
-            }
-            else
-                ++f.acks;
-            f.last_seen = t;
-            // Slow-start end by fair BDP: interval bytes reach (fair rate x RTT) >> bdp_shift,
-            // compared in the log domain (no multiplication).
-            if (f.group == P::GROUP_MOUSE && !f.hs_pending && !f.ss_dropped && p.payload > 0 &&
-                Log2Q8(f.bytes) >= m_logFairRate + Log2Q8(f.rtt_us) - int32_t(m_c.bdp_shift << 8))
-            {
-                f.ss_dropped = true;
-                SetGroup(f, GroupId(P::FAMILY_DELAY, SubGroupOfRtt(f.rtt_us)));
-                if (m_c.ss_proactive_drop)
-                {
-                    r.group = f.group;
-                    r.verdict = Verdict::DROP_PROACTIVE;
-                    m_g[r.group].pkts++;
-                    m_g[r.group].bytes += p.size;
-                    m_g[r.group].drops++;
-                    r.queue = QueueOf(f.group, f.slot);
-                    return r;
-                }
-            }
-            r.group = f.group;
-            slot = f.slot;
-            r.pv = DrawPv(f.group, f.log_rate, p.rand16 ? p.rand16 : NextRand());
-        }
+        md.syn_only = (p.flags & SYN) && !(p.flags & ACK);
+        md.syn_ack = (p.flags & SYN) && (p.flags & ACK);
+        md.tcp_ack = (p.flags & ACK) != 0;
+        md.fin_rst_syn = (p.flags & (SYN | FIN | RST)) != 0;
     }
-    r.queue = QueueOf(r.group, slot);
-    GroupStats& gs = m_g[r.group];
-    gs.pkts++;
-    gs.bytes += p.size;
-    // traffic manager: Cocoa limit per queue and the port's shared buffer
-    QueueState& q = m_q[r.queue];
+    md.bridged.group = GROUP_ANT; // parser default
+    // init_md, init_times, init_now16
+    md.bridged.ig_ts = uint32_t(t >> 10);
+    md.ts_s = int32_t(md.bridged.ig_ts);
+    md.ts_pend = RTT_PENDING | md.bridged.ig_ts;
+    md.now16 = uint16_t((((t >> 20) & 0x3FFF) << 2) | 2);
+    // IPv4 from an edge port (the model is the sender's edge switch)
+    md.track = 1;
+    FlowTracker(p, md);
+    // ingress edge: push the shim, PV pv_max until egress marks it
+    md.bridged.shim_pv = uint16_t(m_c.pv_max);
+    md.bridged.from_edge = 1;
+    QueueMap(md);
+    GroupUpdate(md);
+
+    EnqResult r{Verdict::ENQUEUED, md.bridged.tracked ? int(md.bridged.flow_idx & m_idxMask) : -1, md.bridged.group,
+                md.bridged.qid, m_nextId++};
+    // model-only TM: the queue, its depth in cells, the port's shared buffer
+    QueueState& q = m_q[md.bridged.qid];
     CocoaGuard(q, t);
-    if (q.fifo.size() >= q.limit || (m_c.buffer_pkts && m_totalPkts >= m_c.buffer_pkts))
+    if (m_c.buffer_pkts && m_totalPkts >= m_c.buffer_pkts)
     {
-        if (q.fifo.size() >= q.limit)
-            CocoaOnFull(q, t);
-        q.tail_drops++;
-        gs.drops++;
-        r.verdict = Verdict::DROP_LIMIT;
+        q.buffer_drops++;
+        r.verdict = Verdict::DROP_BUFFER;
         return r;
     }
-    q.fifo.push_back({p.size, t, r.flow, r.flow >= 0 ? m_flows[r.flow].gen : 0, r.pv, p.ect, r.group, q.bytes});
-    q.bytes += p.size;
+    Bridged& b = md.bridged;
+    b.id = r.id;
+    b.size = p.size;
+    b.ect = p.ect;
+    b.rand16 = p.rand16;
+    b.enq_qdepth = std::min<uint32_t>(q.cells, (1u << 19) - 1);
+    b.enq_t_ns = t;
+    q.fifo.push_back(b);
+    q.cells += (p.size + m_c.cell_bytes - 1) / m_c.cell_bytes;
     ++m_totalPkts;
     if (q.idle)
     {
@@ -430,17 +565,303 @@ Pipeline::Enqueue(const Pkt& p)
     {
         q.active = true;
         q.deficit = 0;
-        m_active.push_back(r.queue);
+        m_active.push_back(md.bridged.qid);
     }
     return r;
 }
 
-DeqResult
-Pipeline::Dequeue(uint64_t now)
+// ---------------------------------------------------------------- egress
+
+// egress_op (p4/shared/entries/egress_op.p4): every packet carries a shim here
+void
+Pipeline::EgressOp(const Bridged& b, EgMd& e) const
 {
+    e.on = 1;
+    if (!b.tracked)
+        e.cls_op = CLS_NONE;
+    else if (b.flow_new || b.interval_end == INTERVAL_RESTART)
+        e.cls_op = CLS_NEW;
+    else if (b.interval_end == 1)
+        e.cls_op = CLS_END;
+    else if (b.interval_end == 0)
+        e.cls_op = CLS_PKT;
+    else
+        e.cls_op = CLS_NONE; // INTERVAL_ACK
+}
+
+// Classifier (classifier.p4)
+void
+Pipeline::Classifier(const Bridged& b, EgMd& e)
+{
+    const uint32_t i = b.flow_idx & m_idxMask;
+    e.ld = LogDepth(e.depth);
+    e.log_b = LogBytes(b.int_bytes);
+    e.log_r = LogRtt(b.rtt_us);
+    // rtt_band (controller range table on rtt_us[19:0]; default 0)
+    e.band = (b.rtt_us & 0xFFFFF) >= m_c.rtt_boundary_units ? 1 : 0;
+    // interval_rate(), interval_gaps()
+    e.lrate = SatSub16(e.log_b, e.log_r);
+    e.fair_fine = uint16_t(e.fair_fine << G::FINE_SHIFT);
+    e.m_ld1 = uint8_t(e.m_ld1 - 1);
+    e.m_pl1 = uint8_t(e.m_pl1 - 1);
+    e.m_m1 = uint8_t(e.m_m1 - 1);
+    e.sparse_gap = SatSub16(b.int_pkts, e.ant_max_pkts);
+    e.bdp_gap = SatSub16(e.fair_fine, e.lrate);
+
+    // flow_rate: rate_read (CLS_PKT), rate_reset (CLS_NEW), rate_end (CLS_END)
+    int16_t& rate = m_flowRate[i];
+    if (e.cls_op == CLS_PKT)
+        e.lr_pv = uint16_t(rate);
+    else if (e.cls_op == CLS_NEW)
+        rate = 0;
+    else if (e.cls_op == CLS_END)
+    {
+        const int16_t lr = int16_t(e.lrate);
+        if (int16_t(lr - rate) >= int16_t(G::BWEST_UP_FINE))
+            e.bw_code = 1;
+        else if (int16_t(rate - lr) >= int16_t(G::BWEST_DOWN_FINE))
+            e.bw_code = 2;
+        else
+            e.bw_code = 0;
+        rate = lr;
+        e.lr_pv = e.lrate;
+    }
+    // flow_qmax
+    uint16_t& qmax = m_flowQmax[i];
+    if (e.cls_op == CLS_NEW)
+        qmax = e.ld;
+    else if (e.cls_op == CLS_PKT)
+        qmax = std::max(qmax, e.ld);
+    else if (e.cls_op == CLS_END)
+    {
+        e.qmax_done = qmax;
+        qmax = e.ld;
+        e.qmax_grow = SatSub16(e.qmax_done, uint16_t(G::AGGR_MARGIN)); // in rate_end_op
+    }
+    e.ss_in = e.bdp_gap == 0 ? 0 : SatAdd16(b.int_pkts, 1);
+
+    // bwest_op (flow_bwest), keyed on the group the packet was queued as
+    Pair8& bw = m_flowBwest[i];
+    if (e.cls_op == CLS_NEW)
+        bw = {};
+    else if (e.cls_op == CLS_END && b.group == GROUP_MOUSE) // bwest_clear_op
+    {
+        bw = {};
+        e.bw_count = 0;
+    }
+    else if (e.cls_op == CLS_END && b.group == GROUP_ANT) // bwest_hold_op
+        e.bw_count = 0;
+    else if (e.cls_op == CLS_END && b.int_pkts < G::BWEST_MIN_PKTS) // bwest_few (range entry): forget a pending up
+    {
+        bw.lo = 0;
+        e.bw_count = bw.hi;
+    }
+    else if (e.cls_op == CLS_END) // bwest_end
+    {
+        if (e.bw_code == 2 && bw.lo == 1)
+            bw.hi = SatAdd8(bw.hi, 1);
+        bw.lo = e.bw_code;
+        e.bw_count = bw.hi;
+    }
+    // ss_op (flow_ss)
+    Pair16& ss = m_flowSs[i];
+    if (e.cls_op == CLS_NEW)
+        ss = {1, SS_ACTIVE};
+    else if (e.cls_op == CLS_END && b.group == GROUP_ANT) // ss_hold_op
+        e.ss_state = SS_ACTIVE;
+    else if (e.cls_op == CLS_END) // ss_end: output 0 (active) where no branch writes it
+    {
+        uint16_t rv = 0;
+        if (ss.hi == SS_ACTIVE)
+        {
+            if (e.ss_in < ss.lo)
+            {
+                ss.hi = SS_ENDED_NOW;
+                rv = ss.hi;
+            }
+        }
+        else
+        {
+            ss.hi = SS_DONE;
+            rv = ss.hi;
+        }
+        ss.lo = e.ss_in;
+        e.ss_state = rv;
+    }
+    // aggr_op (flow_aggr)
+    Pair16& ag = m_flowAggr[i];
+    if (e.cls_op == CLS_NEW)
+        ag = {0xFFFF, 0}; // aggr_reset: the first interval never counts as growth
+    else if (e.cls_op == CLS_END && b.group == GROUP_MOUSE) // aggr_clear
+    {
+        ag = {e.qmax_done, 0};
+        e.aggr = 0;
+    }
+    else if (e.cls_op == CLS_END && b.group == GROUP_ANT) // aggr_hold_op
+        e.aggr = 0;
+    else if (e.cls_op == CLS_END) // aggr_end
+    {
+        ag.hi = e.qmax_grow > ag.lo ? SatAdd16(ag.hi, 1) : 0; // fix 4: rose by >= aggr_min_steps
+        ag.lo = e.qmax_done;
+        e.aggr = uint8_t(ag.hi);
+    }
+    e.t_mm = SatSub8(e.bw_count, e.m_m1);
+    e.t_ld = SatSub8(e.aggr, e.m_ld1);
+    e.t_pl = SatSub8(e.aggr, e.m_pl1);
+    // family_op (flow_family): sticky delay -> loss-delay -> loss
+    uint8_t& fam = m_flowFamily[i];
+    if (e.cls_op == CLS_NEW)
+        fam = 0;
+    else if (e.cls_op == CLS_END && b.group == GROUP_MOUSE)
+    {
+        fam = 0;
+        e.family = 0;
+    }
+    else if (e.cls_op == CLS_END && b.group == GROUP_ANT)
+        e.family = 0;
+    else if (e.cls_op == CLS_END)
+    {
+        if (e.t_pl != 0)
+            fam = 2;
+        else if (e.t_ld != 0)
+            fam = std::max<uint8_t>(fam, 1);
+        e.family = fam;
+    }
+    if (e.cls_op == CLS_END)
+        e.new_group = GroupOfKeys(e.sparse_gap, e.ss_state, e.t_mm, e.family, e.band);
+    // P4air: one deliberate drop when slow start ends at the fair BDP
+    if (e.cls_op == CLS_END && e.ss_state == SS_ENDED_NOW && e.bdp_gap == 0 && e.ss_drop_en != 0)
+        e.ss_drop = 1;
+    // update_limiter: at most one update per 2^UPDATE_PERIOD_SHIFT ns per pipe
+    if (e.cls_op == CLS_END && e.new_group != b.group)
+    {
+        if (m_updateLimiter != e.update_tick)
+        {
+            m_updateLimiter = e.update_tick;
+            e.upd_ok = 1;
+        }
+    }
+    if (e.upd_ok)
+        UpdatePacket(b.flow_idx, uint16_t(0x8000 | (STATS_IDX << 5) | (e.new_group & 0x1F)));
+}
+
+// Marker (marker.p4): PV = tvf[profile, group, pos[9:2]] for packets from an edge port
+void
+Pipeline::Marker(const Bridged& b, EgMd& e)
+{
+    const uint16_t rnd = b.rand16 ? b.rand16 : NextRand();
+    e.nlog_u = LogU(rnd);
+    e.pos = SatSub16(e.lr_pv, e.nlog_u);
+    e.pv = b.shim_pv;
+    if (e.on && b.from_edge)
+    {
+        const uint32_t bin = (e.pos >> G::FINE_SHIFT) & 0xFF;
+        e.pv = bin < m_c.tvf_steps ? m_tvf[b.group][bin] : uint16_t(m_c.pv_max);
+    }
+}
+
+// Aqm (aqm.p4): per-queue CTV, the Cocoa limit, the flow's one-PV-drop token
+void
+Pipeline::Aqm(const Bridged& b, EgMd& e, QueueState& q)
+{
+    // aqm_cfg: target_delay, limit_cells, ecn, ctv_lo, ctv_hi (controller)
+    const uint32_t target = m_c.target_delay_units;
+    e.limit_cells = q.limit * m_c.cells_per_pkt;
+    const uint8_t ecn_en = m_c.ecn ? 1 : 0;
+    e.delay_us = e.eg_ts - b.ig_ts;
+    e.delay_over = SatSub32(e.delay_us, target);
+    e.depth_over = SatSub32(e.depth, e.limit_cells);
+    if (e.on)
+    {
+        q.q_max_delay = std::max(q.q_max_delay, e.delay_us);
+        q.q_min_depth = std::min(q.q_min_depth, e.depth);
+        // ctv_tick: the first packet of the queue in a new period steps the CTV
+        if (q.q_ctv_tick != e.ctv_now)
+        {
+            q.q_ctv_tick = e.ctv_now;
+            e.ctv_tick = 1;
+        }
+    }
+    uint16_t edge, cross;
+    if (e.delay_over != 0) // ctv_edge_for_up
+    {
+        edge = q.ctv_hi;
+        cross = SatSub16(q.ctv_hi, uint16_t(m_c.ctv_step_up));
+    }
+    else // ctv_edge_for_down
+    {
+        edge = q.ctv_lo;
+        cross = SatAdd16(q.ctv_lo, uint16_t(m_c.ctv_step_down));
+    }
+    // ctv_op
+    if (e.on && e.ctv_tick && e.delay_over == 0) // ctv_down
+        q.q_ctv = q.q_ctv <= cross ? edge : uint16_t(q.q_ctv - m_c.ctv_step_down);
+    else if (e.on && e.ctv_tick) // ctv_up
+        q.q_ctv = q.q_ctv >= cross ? edge : uint16_t(q.q_ctv + m_c.ctv_step_up);
+    e.ctv = q.q_ctv;
+    e.pv_below = m_c.pv_aqm ? SatSub16(e.ctv, e.pv) : 0; // model-only switch pv_aqm
+    const bool candidate = e.pv_below != 0 && (!b.ect || !ecn_en); // PV drop, not CE-markable (IPv4 always)
+    // once_op (flow_aqm_once): the interval's first packet resets the token
+    uint8_t& once = m_flowAqmOnce[b.flow_idx & m_idxMask];
+    if (e.on && b.tracked && (b.interval_end & 1)) // 1 or INTERVAL_RESTART
+    {
+        if (e.depth_over == 0 && candidate) // once_reset_take
+        {
+            once = 1;
+            e.aqm_once = 0;
+        }
+        else // once_reset
+        {
+            once = 0;
+            e.aqm_once = 0;
+        }
+    }
+    else if (e.on && b.tracked && b.interval_end == 0 && e.depth_over == 0 && candidate) // once_take
+    {
+        e.aqm_once = once;
+        once = 1;
+    }
+    // aqm_verdict (p4/shared/entries/aqm_verdict.p4)
+    if (e.on)
+    {
+        if (e.depth_over != 0)
+        {
+            e.drop = 1; // limit_drop
+            q.q_limit_drops++;
+        }
+        else if (e.pv_below == 0)
+        {
+        } // pass
+        else if (candidate)
+            e.pv_drop = 1;
+        else
+            e.mark = 1;
+    }
+}
+
+// Telemetry (telemetry.p4): pg_pkts (packets and bytes), pg_drops, pg_marks per group
+void
+Pipeline::Telemetry(const Bridged& b, const EgMd& e)
+{
+    if (!e.on)
+        return;
+    GroupStats& g = m_g[b.group];
+    g.pkts++;
+    g.bytes += b.size;
+    if (e.drop || (e.pv_drop && e.aqm_once == 0))
+        g.drops++;
+    else if (e.mark)
+        g.marks++;
+}
+
+DeqResult
+Pipeline::Dequeue(uint64_t now_ns)
+{
+    const uint64_t now = now_ns + m_c.clock_offset_ns;
     DeqResult r;
     while (!m_active.empty())
     {
+        // model-only TM: DRR over the queues (equal quanta)
         const uint8_t qi = m_active.front();
         QueueState& q = m_q[qi];
         if (q.fifo.empty())
@@ -449,8 +870,8 @@ Pipeline::Dequeue(uint64_t now)
             q.active = false;
             continue;
         }
-        QueueState::Meta m = q.fifo.front();
-        if (q.deficit < int32_t(m.size))
+        const Bridged b = q.fifo.front();
+        if (q.deficit < int32_t(b.size))
         {
             q.deficit += int32_t(m_c.quantum_bytes);
             m_active.pop_front();
@@ -458,8 +879,8 @@ Pipeline::Dequeue(uint64_t now)
             continue;
         }
         q.fifo.pop_front();
-        q.deficit -= int32_t(m.size);
-        q.bytes -= m.size;
+        q.deficit -= int32_t(b.size);
+        q.cells -= (b.size + m_c.cell_bytes - 1) / m_c.cell_bytes;
         --m_totalPkts;
         if (q.fifo.empty())
         {
@@ -471,58 +892,63 @@ Pipeline::Dequeue(uint64_t now)
         }
         q.sent++;
         q.li_min = std::min<uint32_t>(q.li_min, uint32_t(q.fifo.size()));
+
+        // EgressPipe
+        EgMd e;
+        e.eg_ts = uint32_t(now >> 10);
+        e.ctv_now = uint16_t(now >> m_c.ctv_period_shift);
+        e.update_tick = uint16_t(now >> G::UPDATE_PERIOD_SHIFT);
+        e.depth = b.enq_qdepth;
+        EgressOp(b, e);
+        // egress port_cfg (controller)
+        e.fair_fine = m_fairRateBin;
+        e.ant_max_pkts = uint16_t(m_c.ant_max_pkts);
+        e.m_ld1 = uint8_t(m_c.m_ld);
+        e.m_pl1 = uint8_t(m_c.m_pl);
+        e.m_m1 = uint8_t(m_c.m_m);
+        e.ss_drop_en = m_c.ss_proactive_drop ? 1 : 0;
+        Classifier(b, e);
+        Marker(b, e);
+        if (e.ss_drop)
+            e.drop = 1;
+        Aqm(b, e, q);
+        Telemetry(b, e);
+
         r.valid = true;
+        r.id = b.id;
         r.queue = qi;
-        r.pv = m.pv;
-        r.sojourn_ns = now - m.enq_t;
+        r.group = b.group;
+        r.pv = e.pv;
+        r.ctv = e.ctv;
+        r.sojourn_ns = now - b.enq_t_ns;
         q.max_delay_ns = std::max(q.max_delay_ns, r.sojourn_ns);
-        // egress: the flow's maximum enqueue depth in its current interval
-        if (m.flow >= 0 && m_flows[m.flow].gen == m.gen)
-            m_flows[m.flow].max_depth = std::max(m_flows[m.flow].max_depth, m.enq_depth);
-        // CTV toward the target delay, at most once per update interval
-        if (now - q.ctv_last >= uint64_t(m_c.ctv_update_interval_us) * 1000ULL)
-        {
-            q.ctv_last = now;
-            if (r.sojourn_ns > uint64_t(m_c.target_delay_us) * 1000ULL)
-                q.ctv = uint16_t(std::min<uint32_t>(uint32_t(q.ctv) + m_c.ctv_step_up, q.ctv_hi));
-            else
-                q.ctv = uint16_t(std::max<int32_t>(int32_t(q.ctv) - int32_t(m_c.ctv_step_down), q.ctv_lo));
-        }
-        r.ctv = q.ctv;
-        if (m_c.pv_aqm && m.pv < q.ctv)
-        {
-            if (m_c.ecn && m.ect)
-            {
-                r.action = Action::MARK;
-                q.marks++;
-                m_g[m.group].marks++;
-            }
-            else if (m.flow >= 0 && m_flows[m.flow].gen == m.gen && m_flows[m.flow].aqm_dropped)
-            {
-                // One loss per RTT is all a loss-based sender reacts to; more drops in
-                // the same interval only cause timeouts. The flow's excess keeps
-                // being signalled every interval until it backs off.
-            }
-            else
-            {
-                if (m.flow >= 0 && m_flows[m.flow].gen == m.gen)
-                    m_flows[m.flow].aqm_dropped = true;
-                r.action = Action::DROP;
-                q.drops++;
-                m_g[m.group].drops++;
-                q.deficit += int32_t(m.size); // a dropped packet uses no link time
-            }
-        }
+        // egress_out (p4/shared/entries/egress_out.p4)
+        if (e.on && e.drop)
+            r.action = e.ss_drop ? Action::DROP_PROACTIVE : Action::DROP_LIMIT;
+        else if (e.on && e.pv_drop && e.aqm_once == 0)
+            r.action = Action::DROP_PV;
+        else if (e.on && e.mark)
+            r.action = Action::MARK;
+        if (r.action == Action::DROP_PV)
+            q.drops++;
+        else if (r.action == Action::MARK)
+            q.marks++;
+        if (r.action == Action::DROP_LIMIT)
+            CocoaOnFull(q, now);
+        if (r.action != Action::FORWARD && r.action != Action::MARK)
+            q.deficit += int32_t(b.size); // a dropped packet uses no link time
         CocoaGuard(q, now);
         return r;
     }
     return r;
 }
 
+// ---------------------------------------------------------------- Cocoa (controller-side; model-only rules)
+
 void
 Pipeline::CocoaOnFull(QueueState& q, uint64_t t)
 {
-    // a full queue ends the loss-free interval
+    // a limit drop ends the loss-free interval
     uint64_t li = t - q.li_start;
     if (li > q.longest_li)
     {
@@ -531,7 +957,7 @@ Pipeline::CocoaOnFull(QueueState& q, uint64_t t)
     }
     q.li_start = t;
     q.li_min = uint32_t(q.fifo.size());
-    // grow if the queue went idle since the last full event: the buffer was too
+    // grow if the queue went idle since the last limit event: the buffer was too
     // small to keep the link busy (Cocoa: packets sent / active time x idle time)
     uint64_t span = t - q.int_start;
     if (q.idle_ns > 0 && span > q.idle_ns)
@@ -569,145 +995,40 @@ Pipeline::CocoaGuard(QueueState& q, uint64_t t)
     q.li_min = uint32_t(q.fifo.size());
 }
 
+// ---------------------------------------------------------------- the emulated controller (ONOS app)
+
 void
-Pipeline::ControllerTick(uint64_t now)
+Pipeline::SetFairRate(uint64_t bps)
 {
-    // 1. populations (the ONOS app reads the per-group active-flow counters; the
-    //    model scans its table, treating idle slots as expired)
-    std::vector<uint32_t> n(m_nGroups, 0);
-    uint32_t minRtt = UINT32_MAX, maxRtt = 0;
-    for (const Flow& f : m_flows)
-    {
-        if (!f.valid || f.group == 0xFF)
-            continue;
-        if (now - f.last_seen > uint64_t(m_c.default_rtt_us) * 1000ULL * m_c.idle_intervals)
-            continue;
-        n[f.group]++;
-        if (f.group >= 1)
-        {
-            minRtt = std::min(minRtt, f.rtt_us);
-            maxRtt = std::max(maxRtt, f.rtt_us);
-        }
-    }
-    for (uint32_t g = 0; g < m_nGroups; ++g)
-        m_g[g].active = n[g];
-    // BwEst thresholds as log2 Q8 constants (table entries written by the controller)
-    m_bwUpQ8 = Q8(std::log2(1.0 + std::ldexp(1.0, -int(m_c.bwest_up_shift))));
-    m_bwDownQ8 = Q8(std::log2(1.0 - std::ldexp(1.0, -int(m_c.bwest_down_shift))));
-    // 2. fair rate (TVF centre, CTV range, slow-start BDP test): max-min at group
-    //    granularity, as the ONOS app computes it from the same counters
-    //    (PolicyCompiler.fairKbps): a long-lived group whose flows forwarded less
-    //    than fair >> controller.limited_share_shift each since the last tick is
-    //    limited elsewhere (or stalled); its rate and flows leave the division.
-    std::vector<double> sentBps(m_nGroups, -1.0);
-    const double dt = m_lastTick && now > m_lastTick ? double(now - m_lastTick) * 1e-9 : 0.0;
-    for (uint32_t g = 0; g < m_nGroups; ++g)
-    {
-        GroupStats& s = m_g[g];
-        const uint64_t dp = s.pkts - s.tick_pkts, db = s.bytes - s.tick_bytes, dd = s.drops - s.tick_drops;
-        if (dt > 0)
-            sentBps[g] = dp ? 8.0 * double(db) * double(dp - std::min(dp, dd)) / double(dp) / dt : 0.0;
-        s.tick_pkts = s.pkts;
-        s.tick_bytes = s.bytes;
-        s.tick_drops = s.drops;
-    }
-    m_lastTick = now;
-    SetFairRate(FairRate(double(m_c.link_rate_bps), n, sentBps, 2, uint32_t(P::CONTROLLER_LIMITED_SHARE_SHIFT),
-                         n[P::GROUP_MOUSE]));
-    // 3. RTT bands: one boundary (K = 2) at the geometric middle of the RTTs seen,
-    //    only when they differ by 2x or more
-    if (m_c.k >= 2 && maxRtt >= 2ULL * minRtt && minRtt != UINT32_MAX)
-        m_rttBoundary = uint32_t(std::sqrt(double(minRtt) * double(maxRtt)));
-    else
-        m_rttBoundary = m_c.max_rtt_us + 1;
-    // 4. queues: ant 0, mouse 1; long-lived groups with flows share the rest in
-    //    proportion to their flows (each at least one); empty groups park on a
-    //    spare queue until the next tick.
-    const uint32_t Q = m_c.num_queues;
-    std::vector<uint32_t> nq(m_nGroups, 0);
-    uint32_t nonEmpty = 0, llFlows = 0;
-    for (uint32_t g = 2; g < m_nGroups; ++g)
-        if (n[g])
-        {
-            ++nonEmpty;
-            llFlows += n[g];
-        }
-    const bool needSpare = nonEmpty < m_nGroups - 2;
-    const uint32_t first = needSpare ? 3 : 2;
-    const uint32_t avail = Q > first ? Q - first : 0;
-    std::vector<uint8_t> owner(Q, 0xFF);
-    if (nonEmpty > 0 && avail >= nonEmpty)
-    {
-        std::vector<std::pair<double, uint32_t>> rem;
-        uint32_t given = 0;
-        for (uint32_t g = 2; g < m_nGroups; ++g)
-        {
-            if (!n[g])
-                continue;
-            double share = double(n[g]) * avail / llFlows;
-            nq[g] = std::max<uint32_t>(1, uint32_t(share));
-            given += nq[g];
-            rem.push_back({share - std::floor(share), g});
-        }
-        while (given > avail) // the at-least-one rule over-allocated: take from the largest
-        {
-            uint32_t big = 2;
-            for (uint32_t g = 2; g < m_nGroups; ++g)
-                if (nq[g] > nq[big])
-                    big = g;
-            nq[big]--;
-            given--;
-        }
-        std::sort(rem.begin(), rem.end(), [](auto& a, auto& b) { return a.first > b.first; });
-        for (size_t i = 0; given < avail; i = (i + 1) % rem.size(), ++given)
-            nq[rem[i].second]++;
-    }
-    uint32_t next = first;
-    for (uint32_t g = 0; g < m_nGroups; ++g)
-    {
-        for (uint32_t s = 0; s < Q; ++s)
-        {
-            uint8_t qid;
-            if (g == P::GROUP_ANT)
-                qid = 0;
-            else if (g == P::GROUP_MOUSE)
-                qid = 1 % Q;
-            else if (nq[g] == 0)
-                qid = uint8_t(2 % Q);
-            else
-                qid = uint8_t(next + s % nq[g]);
-            m_qmap[g * Q + s] = qid;
-            owner[qid] = uint8_t(g);
-        }
-        next += nq[g];
-    }
-    // 5. CTV range of each queue (params aqm.ctv_floor_bins / ctv_ceiling_bins; the ONOS
-    // app computes the same range into aqm_cfg)
-    const uint32_t fairBin = m_fairBin;
-    for (uint32_t qi = 0; qi < Q; ++qi)
-    {
-        uint8_t g = owner[qi] == 0xFF ? uint8_t(P::GROUP_MOUSE) : owner[qi];
-        QueueState& q = m_q[qi];
-        // Ceiling: the PV ctv_ceiling_bins (3: x 1.54) above the fair rate's bin. The AQM may take
-        // a flow's excess well above its fair share, never the share itself: when
-        // every flow is near its share and the delay is still above target (many
-        // flows, few packets per round-robin round) an unbounded CTV winds up and
-        // starves them all; a ceiling at the fair rate itself still hit flows whose
-        // per-interval rate estimate is noisy (docs/eval-model.md).
-        q.ctv_lo = m_tvf[g][std::min(m_c.tvf_steps - 1, fairBin + uint32_t(P::AQM_CTV_FLOOR_BINS))];
-        q.ctv_hi = m_tvf[g][std::min(m_c.tvf_steps - 1, fairBin + uint32_t(P::AQM_CTV_CEILING_BINS))];
-        q.ctv = std::clamp(q.ctv, q.ctv_lo, q.ctv_hi);
-    }
+    m_fairBps = bps;
+    // fair_rate_bin = bin(fair >> bdp_shift) (PolicyCompiler.bin, Tvf.binOf)
+    const double kbps = double(bps) / 1e3 / double(1u << m_c.bdp_shift);
+    m_fairRateBin = uint8_t(std::clamp<int64_t>(
+        int64_t(std::floor(m_c.tvf_steps_per_decade * std::log10(std::max(kbps, 1e-9) / m_c.tvf_min_kbps) + 1e-9)), 0,
+        m_c.tvf_steps - 1));
+    // TVFs (per-flow objective, the same for every group), the model's curve (row 30):
+    // pv_max/2 at the fair rate's bin, falling pv_max/(2 x steps_per_decade) per bin,
+    // clamped to [0, pv_max]: one decade either side spans the PV range.
+    const int64_t fairBin = std::clamp<int64_t>(
+        int64_t(std::floor(m_c.tvf_steps_per_decade * std::log10(std::max<double>(bps, 1.0) / 1e3 / m_c.tvf_min_kbps) +
+                           1e-9)),
+        0, m_c.tvf_steps - 1);
+    const int64_t d = m_c.tvf_steps_per_decade, pv = m_c.pv_max;
+    for (auto& t : m_tvf)
+        for (uint32_t i = 0; i < m_c.tvf_steps; ++i)
+            t[i] = uint16_t(std::clamp<int64_t>(pv / 2 - (int64_t(i) - fairBin) * pv / (2 * d), 0, pv));
 }
 
 double
 Pipeline::FairRate(double link, const std::vector<uint32_t>& n, const std::vector<double>& sent, uint32_t first,
-                   uint32_t shift, uint32_t extraFlows)
+                   uint32_t shift)
 {
-    double flows = extraFlows;
+    double flows = 0;
     for (uint32_t g = first; g < n.size(); ++g)
         flows += n[g];
-    const double plain = link / std::max(1.0, flows);
+    if (flows == 0 || link <= 0)
+        return 0;
+    const double plain = link / flows;
     double fair = plain, restLink = link, restFlows = flows;
     std::vector<bool> limited(n.size(), false);
     for (bool changed = true; changed;)
@@ -726,22 +1047,190 @@ Pipeline::FairRate(double link, const std::vector<uint32_t>& n, const std::vecto
     return std::min(fair, link);
 }
 
+std::vector<uint32_t>
+Pipeline::Allocate(uint32_t Q, uint32_t numGroups, uint32_t antQ, uint32_t miceQ, uint32_t slotsPerGroup,
+                   const std::vector<uint32_t>& flows)
+{
+    // PolicyCompiler.allocate with the per-flow objective: weight 1 for every long-lived group
+    const uint32_t ant = GROUP_ANT, mouse = GROUP_MOUSE;
+    std::vector<uint32_t> q(numGroups, 1);
+    if (Q < numGroups)
+        return q;
+    q[ant] = antQ;
+    q[mouse] = miceQ;
+    int64_t rest = int64_t(Q);
+    for (uint32_t x : q)
+        rest -= x;
+    while (rest < 0 && (q[mouse] > 1 || q[ant] > 1))
+    {
+        if (q[mouse] >= q[ant])
+            q[mouse]--;
+        else
+            q[ant]--;
+        rest++;
+    }
+    if (rest <= 0)
+        return q;
+    std::vector<double> demand(numGroups, 0.0), frac(numGroups, 0.0);
+    double total = 0;
+    for (uint32_t g = 2; g < numGroups; ++g)
+    {
+        demand[g] = g < flows.size() ? double(flows[g]) : 0.0;
+        total += demand[g];
+    }
+    if (total == 0)
+        for (uint32_t g = 2; g < numGroups; ++g)
+        {
+            demand[g] = 1.0;
+            total += 1.0;
+        }
+    int64_t dealt = 0;
+    for (uint32_t g = 0; g < numGroups; ++g)
+    {
+        const double share = double(rest) * demand[g] / total;
+        const int64_t whole = int64_t(std::floor(share));
+        q[g] += uint32_t(whole);
+        dealt += whole;
+        frac[g] = share - double(whole);
+    }
+    for (int64_t left = rest - dealt; left > 0; --left)
+    {
+        int best = -1;
+        for (uint32_t g = 0; g < numGroups; ++g)
+            if (demand[g] > 0 && frac[g] >= 0 && (best < 0 || frac[g] > frac[best] + 1e-12))
+                best = int(g);
+        if (best < 0)
+            break;
+        q[best]++;
+        frac[best] = -1;
+    }
+    // capAtSlots
+    uint32_t excess = 0;
+    for (uint32_t g = 0; g < numGroups; ++g)
+        if (q[g] > slotsPerGroup)
+        {
+            excess += q[g] - slotsPerGroup;
+            q[g] = slotsPerGroup;
+        }
+    while (excess > 0)
+    {
+        int best = -1;
+        for (uint32_t g = 2; g < numGroups; ++g)
+            if (q[g] < slotsPerGroup && (best < 0 || demand[g] / q[g] > demand[best] / q[best]))
+                best = int(g);
+        if (best < 0)
+            break;
+        q[best]++;
+        excess--;
+    }
+    return q;
+}
+
+void
+Pipeline::ControllerTick(uint64_t now)
+{
+    // 1. active flows per group: pg_flow_enter - pg_flow_leave (stale until a slot is reused)
+    std::vector<uint32_t> n(m_nGroups, 0);
+    for (uint32_t g = 0; g < m_nGroups; ++g)
+    {
+        const uint64_t in = m_pgFlowEnter[(STATS_IDX << 5) | g], out = m_pgFlowLeave[(STATS_IDX << 5) | g];
+        n[g] = in > out ? uint32_t(in - out) : 0;
+        m_g[g].active = n[g];
+    }
+    // 2. fair rate of a long-lived flow (PolicyCompiler.fairKbps) from pg_pkts/pg_drops since the last tick
+    std::vector<double> sentBps(m_nGroups, -1.0);
+    const double dt = m_lastTick && now > m_lastTick ? double(now - m_lastTick) * 1e-9 : 0.0;
+    for (uint32_t g = 0; g < m_nGroups; ++g)
+    {
+        GroupStats& s = m_g[g];
+        const uint64_t dp = s.pkts - s.tick_pkts, db = s.bytes - s.tick_bytes, dd = s.drops - s.tick_drops;
+        if (dt > 0)
+            sentBps[g] = dp ? 8.0 * double(db) * double(dp - std::min(dp, dd)) / double(dp) / dt : 0.0;
+        s.tick_pkts = s.pkts;
+        s.tick_bytes = s.bytes;
+        s.tick_drops = s.drops;
+    }
+    m_lastTick = now;
+    const double fair =
+        FairRate(double(m_c.link_rate_bps), n, sentBps, 2, uint32_t(P::CONTROLLER_LIMITED_SHARE_SHIFT));
+    bool noFair = fair <= 0;
+    // Without a long-lived flow the app writes fair_rate_bin 255 ("never reached") and the whole
+    // PV range as CTV range; the model centres its TVFs on the link rate then.
+    SetFairRate(noFair ? m_c.link_rate_bps : uint64_t(fair));
+    if (noFair)
+        m_fairRateBin = 255;
+    // 3. queues per group (PolicyCompiler.allocate) and queue_map (PortPolicy.queueOf)
+    const uint32_t Q = m_c.num_queues;
+    const auto share = [&](double s) { return std::max<uint32_t>(1, uint32_t(std::ceil(s * Q - 1e-9))); };
+    const std::vector<uint32_t> nq = Allocate(Q, m_nGroups, share(P::POLICY_DEFAULT_MIN_ANT_SHARE),
+                                              share(P::POLICY_DEFAULT_MIN_MICE_SHARE), kSlots, n);
+    uint32_t base = 0;
+    for (uint32_t g = 0; g < m_nGroups; ++g)
+    {
+        for (uint32_t s = 0; s < kSlots; ++s)
+            m_queueMap[g * kSlots + s] = uint8_t((base + s % nq[g]) % Q);
+        base += nq[g];
+    }
+    // 4. CTV range per queue (PolicyCompiler.ctvRange): the owner group's TVF at fair + floor / ceiling bins
+    const uint32_t last = m_c.tvf_steps - 1;
+    const uint32_t fb = m_fairRateBin; // bin(fair, 0): bdp_shift 0 in the model's use
+    const uint32_t loBin = std::min(last, fb + uint32_t(P::AQM_CTV_FLOOR_BINS));
+    const uint32_t hiBin = std::min(last, fb + uint32_t(P::AQM_CTV_CEILING_BINS));
+    for (uint32_t qi = 0; qi < Q; ++qi)
+    {
+        m_q[qi].ctv_lo = noFair ? 0 : m_tvf[GROUP_MOUSE][loBin];
+        m_q[qi].ctv_hi = noFair ? 0xFFFF : m_tvf[GROUP_MOUSE][hiBin];
+    }
+    base = 0;
+    for (uint32_t g = 0; g < m_nGroups && !noFair; ++g)
+    {
+        for (uint32_t j = 0; j < std::min(kSlots, nq[g]); ++j)
+        {
+            QueueState& q = m_q[(base + j) % Q];
+            q.ctv_lo = m_tvf[g][loBin];
+            q.ctv_hi = m_tvf[g][hiBin];
+        }
+        base += nq[g];
+    }
+}
+
+// ---------------------------------------------------------------- read-out (model-only)
+
+bool
+Pipeline::ReadFlow(uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport, FlowRegs& out) const
+{
+    const uint32_t ip_lo = std::min(src, dst), ip_hi = std::max(src, dst);
+    const uint16_t port_lo = std::min(sport, dport), port_hi = std::max(sport, dport);
+    uint8_t buf[13], *o = buf;
+    Put(o, ip_lo, 4), Put(o, ip_hi, 4), Put(o, port_lo, 2), Put(o, port_hi, 2), Put(o, 6, 1);
+    const uint32_t idx = Crc32(buf, 13) & m_idxMask;
+    o = buf;
+    Put(o, port_hi, 2), Put(o, ip_hi, 4), Put(o, port_lo, 2), Put(o, ip_lo, 4);
+    const uint16_t sig = Crc16(buf, 12);
+    if (m_flowSig[idx].sig != sig || !(m_flowGroup[idx] & 0x8000))
+        return false;
+    out.idx = idx;
+    out.flow_group = m_flowGroup[idx];
+    out.group = uint8_t(m_flowGroup[idx] & 0x1F);
+    out.flow_rtt = m_flowRtt[idx];
+    const uint32_t raw = out.flow_rtt;
+    out.rtt_units = (raw == 0 || (raw & RTT_PENDING)) ? m_c.default_rtt_units
+                    : (raw & 0xFFFFFF80u) == 0        ? uint32_t(G::RTT_MIN_UNITS)
+                                                      : std::min(raw, uint32_t(G::RTT_MAX_UNITS));
+    out.flow_pkts = m_flowPkts[idx];
+    out.flow_bytes = m_flowBytes[idx];
+    out.aggr = m_flowAggr[idx].hi;
+    out.bwest = m_flowBwest[idx].hi;
+    out.family = m_flowFamily[idx];
+    out.ss_state = m_flowSs[idx].hi;
+    return true;
+}
+
 int
 Pipeline::GroupOf(uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport) const
 {
-    const Flow* f = FindFlow(src, sport, dst, dport);
-    return f ? int(f->group) : -1;
-}
-
-const Flow*
-Pipeline::FindFlow(uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport) const
-{
-    const FlowKey k = KeyOf(src, sport, dst, dport);
-    const Flow& f = m_flows[uint32_t(k.hash) & (m_c.flow_table_size - 1)];
-    if (!f.valid || f.group == 0xFF || f.a_ip != uint32_t(k.lo >> 16) || f.a_port != uint16_t(k.lo) ||
-        f.b_ip != uint32_t(k.hi >> 16) || f.b_port != uint16_t(k.hi))
-        return nullptr;
-    return &f;
+    FlowRegs r;
+    return ReadFlow(src, sport, dst, dport, r) ? int(r.group) : -1;
 }
 
 std::string
@@ -760,12 +1249,13 @@ Pipeline::StatsJson() const
     for (size_t i = 0; i < m_q.size(); ++i)
     {
         const QueueState& q = m_q[i];
-        o << (i ? "," : "") << "{\"queue\":" << i << ",\"ctv\":" << q.ctv
-          << ",\"max_delay_us\":" << q.max_delay_ns / 1000 << ",\"limit\":" << q.limit
-          << ",\"drops\":" << q.drops << ",\"marks\":" << q.marks << ",\"tail_drops\":" << q.tail_drops
-          << "}";
+        o << (i ? "," : "") << "{\"queue\":" << i << ",\"ctv\":" << q.q_ctv
+          << ",\"max_delay_us\":" << q.max_delay_ns / 1000 << ",\"limit\":" << q.limit << ",\"drops\":" << q.drops
+          << ",\"marks\":" << q.marks << ",\"limit_drops\":" << q.q_limit_drops
+          << ",\"buffer_drops\":" << q.buffer_drops << "}";
     }
-    o << "],\"queued_pkts\":" << m_totalPkts << ",\"active_queues\":" << m_active.size() << ",\"collisions\":" << m_collisions << ",\"rtt_boundary_us\":" << m_rttBoundary << "}";
+    o << "],\"queued_pkts\":" << m_totalPkts << ",\"active_queues\":" << m_active.size()
+      << ",\"collisions\":" << m_untracked[0] << ",\"fair_rate_bin\":" << int(m_fairRateBin) << "}";
     return o.str();
 }
 

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// The ccfair switch pipeline as plain C++ (no ns-3): flow tracking, fingerprinting,
-// group -> queue choice, packet-value marking, per-queue packet-value AQM, Cocoa
-// buffer limits and DRR scheduling across queues. Per-packet paths use only
-// table look-ups, shifts, adds and compares (what a Tofino stage can do); the
-// divisions live in ControllerTick() and in Cocoa's rare overflow events, which
-// on a switch run on the controller / switch CPU. See docs/eval-model.md.
+// The ccfair switch as plain C++ (no ns-3): a transliteration of the P4 program
+// (p4/tna/, normative spec docs/algorithm.md) for one edge port, plus what the
+// program leaves to the traffic manager and the ONOS app. One function per P4
+// control the model needs, with the program's register and field names, bit
+// widths, saturating arithmetic, 1.024 us time units, 80-byte buffer cells and
+// the const tables p4/gen_tables.py generates (eval/build/gen/ccfair-tables.h).
+// What has no P4 counterpart is labelled "model-only": the TM stand-in (DRR
+// scheduler, the port's shared buffer), the emulated controller (ControllerTick:
+// the ONOS app's rules), Cocoa's limit updates (controller-side) and read-outs.
+// Function <-> control map: docs/eval-model.md.
 #pragma once
 
 #include <array>
@@ -17,43 +21,56 @@
 namespace ccfair
 {
 
-/** Knobs of the model. Defaults() reads every value from params/ccfair.json (generated header). */
+/** Knobs of the model. Defaults() reads every value from params/ccfair.json (generated headers). */
 struct Config
 {
     uint64_t link_rate_bps;
-    uint32_t num_queues;       // queues per port
-    uint32_t quantum_bytes;    // DRR quantum (equal weights: queues.default_weight)
-    uint32_t flow_table_size;  // power of two
-    uint32_t signature_bits;
-    uint32_t default_rtt_us, min_rtt_us, max_rtt_us;
+    uint32_t num_queues;          // queues per port
+    uint32_t quantum_bytes;       // DRR quantum (model-only TM stand-in)
+    uint32_t flow_table_size;     // power of two: 2^FLOW_IDX_BITS slots
+    // ingress port_cfg: default_rtt_us in 1.024 us units. The ONOS app writes
+    // params' flow.default_rtt_us number as units (docs/algorithm.md §1).
+    uint32_t default_rtt_units;
+    // egress port_cfg
     uint32_t ant_max_pkts;
-    uint32_t idle_intervals;
-    uint32_t k;                // sub-groups per family
     uint32_t m_ld, m_pl, m_m;
-    uint32_t aggr_growth_shift, bwest_up_shift, bwest_down_shift, bdp_shift;
+    uint32_t bdp_shift;           // the controller's fair_rate_bin is of fair >> bdp_shift
     bool ss_proactive_drop;
+    uint32_t k;                   // sub-groups per family (params groups.k)
+    // rtt_band: band 1 from this RTT (units) up; the ONOS app writes
+    // policy.rtt_band_boundaries_us[0] as units, static (PolicyDelta)
+    uint32_t rtt_boundary_units;
     uint32_t tvf_steps, tvf_min_kbps, tvf_steps_per_decade, pv_max;
-    uint32_t target_delay_us, ctv_update_interval_us, ctv_step_up, ctv_step_down;
+    // aqm_cfg and the AQM's compiled constants
+    uint32_t target_delay_units;  // aqm.target_delay_us written as units (as the ONOS app does)
+    uint32_t ctv_period_shift;    // CTV_PERIOD_SHIFT: one CTV step per 2^shift ns period
+    uint32_t ctv_step_up, ctv_step_down;
     bool ecn;
-    bool pv_aqm = true;        // packet-value AQM on (see docs/eval-model.md: off in the ns-3 adapter by default)
+    bool pv_aqm = true;           // model-only switch: false = no PV drops/marks (docs/eval-model.md, tuning 6)
+    uint32_t cell_bytes;          // buffer cell (Tofino 1: 80 B); enq_qdepth is in cells
+    uint32_t cells_per_pkt;       // limit_cells = Cocoa packets x ceil(buffer_pkt_bytes / cell)
+    // Cocoa (controller-side in the deployed system)
     uint32_t cocoa_initial, cocoa_min, cocoa_max, cocoa_max_gi_ms;
     double cocoa_gi_mult, cocoa_max_increase;
-    uint32_t buffer_pkts;      // shared physical buffer of the port (0 = unlimited)
+    uint32_t buffer_pkts;         // model-only TM: the port's shared buffer (0 = unlimited)
+    // model-only: the switch's timestamp at the model's time 0. A switch has run for a
+    // while; at 0 every empty slot would sit in sig_check's 400 ms blind window.
+    uint64_t clock_offset_ns = 1ULL << 30;
     static Config Defaults();
 };
 
-/** A packet as the parser hands it to ingress. Addresses/ports in host order. */
+/** A packet as the parser hands it to ingress: IPv4, TCP or (tcp = false) UDP. Host order. */
 struct Pkt
 {
     uint64_t t_ns = 0;
     uint32_t src = 0, dst = 0;
     uint16_t sport = 0, dport = 0;
     bool tcp = true;
-    uint8_t flags = 0;         // TCP flags (FIN 1, SYN 2, RST 4, PSH 8, ACK 16)
-    uint32_t size = 0;         // bytes on the wire (IP packet)
-    uint32_t payload = 0;      // TCP payload bytes
-    bool ect = false;          // ECN-capable transport
-    uint16_t rand16 = 0;       // random bits for the PV draw (0 = draw from the pipeline's PRNG)
+    uint8_t flags = 0;            // TCP flags (FIN 1, SYN 2, RST 4, PSH 8, ACK 16)
+    uint32_t size = 0;            // IPv4 total length
+    uint32_t payload = 0;         // TCP payload bytes (0 with ACK alone: a pure ACK)
+    bool ect = false;             // ECN-capable transport
+    uint16_t rand16 = 0;          // the egress Random<bit<16>> draw; 0 = draw from the model's PRNG
 };
 
 enum TcpFlag : uint8_t
@@ -68,98 +85,98 @@ enum TcpFlag : uint8_t
 enum class Verdict : uint8_t
 {
     ENQUEUED,
-    DROP_PROACTIVE, // slow-start end by fair BDP
-    DROP_LIMIT,     // Cocoa limit of the queue or the port's buffer
+    DROP_BUFFER, // model-only TM: the port's shared buffer is full
 };
 
 struct EnqResult
 {
     Verdict verdict;
-    int flow;       // flow-table slot, -1 untracked
-    uint8_t group;
+    int flow;       // flow-table slot of a tracked packet, -1 untracked
+    uint8_t group;  // bridged.group: what the packet is queued as
     uint8_t queue;
-    uint16_t pv;
+    uint64_t id;    // the packet's sequence number (DeqResult::id)
 };
 
 enum class Action : uint8_t
 {
     FORWARD,
-    DROP,
-    MARK
+    DROP_PV,        // AQM: PV < CTV, with the flow's token free
+    MARK,
+    DROP_LIMIT,     // AQM: enq_qdepth > limit_cells
+    DROP_PROACTIVE, // classifier: slow start ended at the fair BDP
 };
 
 struct DeqResult
 {
     bool valid = false;
+    uint64_t id = 0;
     uint8_t queue = 0;
+    uint8_t group = 0;
     Action action = Action::FORWARD;
     uint16_t pv = 0;
     uint16_t ctv = 0;
     uint64_t sojourn_ns = 0;
 };
 
-/** One flow-table slot: the registers the P4 program keeps per flow (plus the key, model-only, for traces). */
-struct Flow
+/** A flow's registers as a register read-out sees them (model-only view). */
+struct FlowRegs
 {
-    bool valid = false;
-    uint16_t sig = 0;
-    uint32_t a_ip = 0, b_ip = 0;   // key in canonical order (model-only: traces and GetFlowGroup)
-    uint16_t a_port = 0, b_port = 0;
-    uint32_t gen = 0;              // bumps when the slot is reused (egress updates check it)
-    // handshake
-    bool hs_pending = false;
-    bool syn_dir = false;
-    uint64_t syn_t = 0;
-    uint32_t rtt_us = 0;
-    // current interval (ingress counters; max_depth written by egress)
-    uint64_t int_start = 0;
-    uint32_t pkts = 0, bytes = 0, acks = 0, max_depth = 0;
-    // previous interval
-    bool prev_valid = false;
-    uint32_t prev_pkts = 0, prev_max_depth = 0;
-    int32_t log_rate = INT32_MIN;  // log2(bytes/us) Q8 of the last full interval; INT32_MIN unknown
-    // classifier
-    uint8_t aggr = 0, bwest = 0, bw_phase = 0, since_pattern = 0;
-    int32_t up_log_rate = 0;
-    bool ss_dropped = false;
-    bool aqm_dropped = false;      // the AQM already dropped one of this interval's packets
-    uint8_t group = 1;
-    uint8_t slot = 0;
-    uint32_t intervals = 0;        // completed intervals (roll-overs) since tracking began
-    uint64_t last_seen = 0;
+    uint32_t idx = 0;
+    uint8_t group = 0;            // flow_group[4:0]
+    uint16_t flow_group = 0;
+    uint32_t flow_rtt = 0;        // raw: RTT units, or pending SYN time (bit 31)
+    uint32_t rtt_units = 0;       // the RTT in effect (rtt_fix)
+    uint16_t flow_pkts = 0;
+    uint32_t flow_bytes = 0;
+    uint16_t aggr = 0;            // flow_aggr.hi
+    uint8_t bwest = 0;            // flow_bwest.hi
+    uint8_t family = 0;
+    uint16_t ss_state = 0;        // flow_ss.hi
 };
 
+/** Per-group telemetry (pg_pkts, pg_drops, pg_marks) and the controller's view. */
 struct GroupStats
 {
     uint64_t pkts = 0, bytes = 0, drops = 0, marks = 0;
-    uint32_t active = 0; // from the last controller tick
-    uint64_t tick_pkts = 0, tick_bytes = 0, tick_drops = 0; // counters at the last controller tick
+    uint32_t active = 0; // pg_flow_enter - pg_flow_leave at the last controller tick
+    uint64_t tick_pkts = 0, tick_bytes = 0, tick_drops = 0;
+};
+
+/** What ingress hands egress through the TM (bridged header and packet fields egress reads). */
+struct Bridged
+{
+    uint64_t id = 0;
+    uint32_t ig_ts = 0;           // global_tstamp[41:10]
+    uint32_t flow_idx = 0;        // 32-bit hash; low FLOW_IDX_BITS index the registers
+    uint8_t tracked = 0, flow_new = 0, interval_end = 0, from_edge = 0;
+    uint16_t int_pkts = 0;
+    uint32_t int_bytes = 0;
+    uint32_t rtt_us = 0;          // units, as bridged.rtt_us
+    uint8_t group = 0, qid = 0;
+    uint16_t shim_pv = 0;
+    // packet and TM fields egress reads
+    uint32_t size = 0;
+    bool ect = false;
+    uint16_t rand16 = 0;
+    uint32_t enq_qdepth = 0;      // cells in the queue at enqueue (TM intrinsic metadata)
+    uint64_t enq_t_ns = 0;        // model-only: sojourn read-out
 };
 
 struct QueueState
 {
-    // packet metadata in FIFO order (what the TM carries as bridged metadata)
-    struct Meta
-    {
-        uint32_t size;
-        uint64_t enq_t;
-        int flow;
-        uint32_t gen;
-        uint16_t pv;
-        bool ect;
-        uint8_t group;
-        uint32_t enq_depth;
-    };
-    std::deque<Meta> fifo;
-    uint32_t bytes = 0;
+    // model-only TM: the queue's packets and DRR state
+    std::deque<Bridged> fifo;
+    uint32_t cells = 0;
     int32_t deficit = 0;
     bool active = false;
-    // packet-value AQM
-    uint16_t ctv = 0;
-    uint16_t ctv_lo = 0, ctv_hi = 0; // controller-set range around the fair rate's PV
-    uint64_t ctv_last = 0;
-    uint64_t max_delay_ns = 0;
-    // Cocoa
+    // per-queue registers of the AQM (aqm.p4) and its aqm_cfg entry
+    uint16_t q_ctv = 0, q_ctv_tick = 0;
+    uint32_t q_max_delay = 0, q_min_depth = 0xFFFFFFFF;
+    uint64_t q_limit_drops = 0;
+    uint16_t ctv_lo = 0, ctv_hi = 0xFFFF;
+    // model-only statistics
+    uint64_t max_delay_ns = 0, drops = 0, marks = 0, buffer_drops = 0;
+    // Cocoa (controller-side in the deployed system): limit in packets
     uint32_t limit = 0;
     uint64_t gi_start = 0, gi_len = 0;
     uint64_t li_start = 0;
@@ -169,7 +186,6 @@ struct QueueState
     uint64_t int_start = 0, idle_ns = 0, idle_since = 0;
     bool idle = true;
     uint32_t sent = 0;
-    uint64_t drops = 0, marks = 0, tail_drops = 0;
 };
 
 class Pipeline
@@ -177,77 +193,132 @@ class Pipeline
   public:
     explicit Pipeline(const Config& c = Config::Defaults(), uint64_t seed = 1);
 
-    /** Ingress + traffic-manager admission. On ENQUEUED the packet is at the tail of queue r.queue. */
+    /** Ingress (IngressPipe) and the TM's admission. On ENQUEUED the packet is at the tail of queue r.queue. */
     EnqResult Enqueue(const Pkt& p);
-    /** Scheduler + egress: picks the next queue (DRR), pops its head and runs the AQM on it. */
+    /** TM scheduler (model-only DRR) and egress (EgressPipe) for the next packet. */
     DeqResult Dequeue(uint64_t now_ns);
-    /** The emulated controller: expiry scan, group populations, queue allocation, fair rate, RTT bands. */
+    /** The emulated ONOS app: flow gauges, fair rate, queue allocation, TVFs, CTV ranges. */
     void ControllerTick(uint64_t now_ns);
 
-    // --- read-out
+    // --- read-out (model-only: as a register read of the flow's slot)
+    /** Group of the flow (either direction); -1 if its slot does not hold it. */
     int GroupOf(uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport) const;
-    const Flow* FindFlow(uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport) const;
+    bool ReadFlow(uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport, FlowRegs& out) const;
     const Config& Cfg() const { return m_c; }
     const std::vector<QueueState>& Queues() const { return m_q; }
     const std::vector<GroupStats>& Groups() const { return m_g; }
     uint32_t TotalPackets() const { return m_totalPkts; }
     uint64_t FairRateBps() const { return m_fairBps; }
-    uint64_t Collisions() const { return m_collisions; }
-    uint8_t QueueOf(uint8_t group, uint8_t slot) const { return m_qmap[group * m_c.num_queues + slot]; }
+    uint8_t FairRateBin() const { return m_fairRateBin; }
+    uint64_t Collisions() const { return m_untracked[0]; }
+    uint64_t FlowsEntered(uint8_t group) const { return m_pgFlowEnter[group]; }
+    uint64_t FlowsLeft(uint8_t group) const { return m_pgFlowLeave[group]; }
+    uint8_t QueueOf(uint8_t group, uint8_t slot) const { return m_queueMap[group * kSlots + (slot & (kSlots - 1))]; }
     uint16_t Tvf(uint8_t group, uint32_t bin) const { return m_tvf[group][bin]; }
-    uint32_t RttBoundaryUs() const { return m_rttBoundary; }
     std::string StatsJson() const;
 
-    // --- knobs (controller-written registers / tables)
+    // --- controller writes
     Config& MutableCfg() { return m_c; }
-    void SetQueueCtv(uint8_t q, uint16_t ctv) { m_q[q].ctv = ctv; }
+    void SetQueueCtv(uint8_t q, uint16_t ctv) { m_q[q].q_ctv = ctv; }
+    void SetQueueCtvRange(uint8_t q, uint16_t lo, uint16_t hi) { m_q[q].ctv_lo = lo, m_q[q].ctv_hi = hi; }
+    /** The controller's fair rate: TVFs centred on it and fair_rate_bin = bin(bps >> bdp_shift). */
     void SetFairRate(uint64_t bps);
-    void SetRttBoundary(uint32_t us) { m_rttBoundary = us; }
+    void SetRttBoundaryUnits(uint32_t u) { m_c.rtt_boundary_units = u; }
 
-    /** Fired on every reclassification (old != new). */
-    std::function<void(const Flow&, uint8_t oldGroup, uint8_t newGroup)> onGroupChange;
+    /** Model-only trace: flow_group's group changed (new flow: ant -> mouse; an update). */
+    std::function<void(uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport, uint8_t oldGroup,
+                       uint8_t newGroup)>
+        onGroupChange;
 
-    // --- arithmetic the data plane uses (public for tests)
-    /** log2(x) in Q8 fixed point from the leading-one position and an 8-bit mantissa table; x = 0 -> INT32_MIN. */
-    static int32_t Log2Q8(uint64_t x);
-    /** TVF rate bin of a log2(kbps) Q8 value: a range-match table look-up. */
-    uint32_t RateBin(int32_t log2_kbps_q8) const;
-    /** PV drawn for a flow of rate log2(bytes/us) Q8 with random bits r (1..65535). */
-    uint16_t DrawPv(uint8_t group, int32_t log_rate, uint16_t r) const;
-    /** Max-min fair rate at group granularity (ControllerTick step 2; the ONOS app's
-     *  PolicyCompiler.fairKbps): groups from `first` with flows n[g] that sent less than
-     *  fair * n[g] >> shift (sent[g] < 0: unknown, never limited) leave the division;
-     *  extraFlows (mice) always count. Never below link / flows, never above link. */
+    // --- the const tables (p4/gen_tables.py) and hashes, public for tests
+    static uint16_t LogBytes(uint32_t int_bytes);
+    static uint16_t LogRtt(uint32_t rtt_us);
+    static uint16_t LogU(uint16_t u);        // nlog_u; u = 0 -> 0xFFFF (default action)
+    static uint16_t LogDepth(uint32_t depth); // ld; 0 -> 0
+    uint8_t GroupOfKeys(uint16_t sparse_gap, uint16_t ss_state, uint8_t t_mm, uint8_t family, uint8_t band) const;
+    static uint32_t Crc32(const uint8_t* d, size_t n);
+    static uint16_t Crc16(const uint8_t* d, size_t n);
+    /** TVF lookup as the marker does it: whole bin pos[9:2] of (lr_pv |-| nlog_u); miss -> pv_max. */
+    uint16_t TvfPv(uint8_t group, uint16_t lr_pv, uint16_t u) const;
+    /** Max-min fair rate at group granularity (PolicyCompiler.fairKbps): long-lived groups from
+     *  `first`; 0 when they hold no flow. */
     static double FairRate(double link, const std::vector<uint32_t>& n, const std::vector<double>& sent,
-                           uint32_t first, uint32_t shift, uint32_t extraFlows);
-    uint8_t SubGroupOfRtt(uint32_t rtt_us) const { return rtt_us >= m_rttBoundary ? 1 : 0; }
+                           uint32_t first, uint32_t shift);
+    /** Queues per group (PolicyCompiler.allocate, per-flow objective). */
+    static std::vector<uint32_t> Allocate(uint32_t numQueues, uint32_t numGroups, uint32_t antQ, uint32_t miceQ,
+                                          uint32_t slotsPerGroup, const std::vector<uint32_t>& flows);
+
+    static constexpr uint32_t kSlots = 4; // queue_map slots per group (SLOT_MASK + 1), checked in the .cc
 
   private:
-    int Lookup(const Pkt& p, bool& fwd);
-    void RollOver(Flow& f, uint64_t t);
-    void SetGroup(Flow& f, uint8_t g);
-    uint8_t GroupId(uint32_t family, uint32_t sub) const { return uint8_t(2 + family * m_c.k + sub); }
+    struct IgMd; // ingress metadata (md.* of IngressPipe / FlowTracker)
+    struct EgMd; // egress metadata (md.* of EgressPipe)
+    struct SigPair
+    {
+        uint16_t sig = 0, seen = 0;
+    };
+    struct Pair8
+    {
+        uint8_t lo = 0, hi = 0;
+    };
+    struct Pair16
+    {
+        uint16_t lo = 0, hi = 0;
+    };
+
+    // ingress controls
+    void FlowTracker(const Pkt& p, IgMd& md);
+    void DeadlineOp(IgMd& md);
+    void GroupUpdate(IgMd& md);
+    void QueueMap(IgMd& md);
+    void UpdatePacket(uint32_t flow_idx, uint16_t fg); // the recirculated update through ingress
+    // egress controls
+    void EgressOp(const Bridged& b, EgMd& e) const;
+    void Classifier(const Bridged& b, EgMd& e);
+    void Marker(const Bridged& b, EgMd& e);
+    void Aqm(const Bridged& b, EgMd& e, QueueState& q);
+    void Telemetry(const Bridged& b, const EgMd& e);
+    // model-only
     void CocoaOnFull(QueueState& q, uint64_t t);
     void CocoaGuard(QueueState& q, uint64_t t);
     uint16_t NextRand();
+    uint8_t GroupId(uint32_t family, uint32_t sub) const { return uint8_t(2 + family * m_c.k + sub); }
 
     Config m_c;
-    std::vector<Flow> m_flows;
+    uint32_t m_idxMask;
+    // FlowTracker registers (ingress)
+    std::vector<SigPair> m_flowSig;
+    std::vector<uint32_t> m_flowRtt;
+    std::vector<int32_t> m_flowDeadline;
+    std::vector<uint16_t> m_flowPkts;
+    std::vector<uint32_t> m_flowBytes;
+    std::vector<uint16_t> m_flowGroup;
+    std::array<uint64_t, 2> m_untracked{}; // [0] collision, [1] not TCP
+    // GroupUpdate counters, by pgidx = stats_idx ++ group (the model's port has stats index 0)
+    std::vector<uint64_t> m_pgFlowEnter, m_pgFlowLeave;
+    // Classifier registers (egress)
+    std::vector<int16_t> m_flowRate;
+    std::vector<Pair8> m_flowBwest;
+    std::vector<Pair16> m_flowSs;
+    std::vector<uint16_t> m_flowQmax;
+    std::vector<Pair16> m_flowAggr;
+    std::vector<uint8_t> m_flowFamily;
+    uint16_t m_updateLimiter = 0;
+    // Aqm per-flow token
+    std::vector<uint8_t> m_flowAqmOnce;
+    // controller-written tables
+    std::vector<uint8_t> m_queueMap;          // [group][slot] -> qid
+    std::vector<std::vector<uint16_t>> m_tvf; // [group][bin] -> PV
+    uint8_t m_fairRateBin = 255;              // egress port_cfg fair_rate_bin (255: no fair rate)
+    uint64_t m_fairBps = 0;                   // the fair rate the TVFs are centred on
+    // model-only
+    std::vector<std::array<uint32_t, 4>> m_key; // per slot: the claiming packet's tuple (traces)
     std::vector<QueueState> m_q;
     std::vector<GroupStats> m_g;
-    std::vector<uint8_t> m_qmap;              // [group][slot] -> queue
-    std::vector<std::vector<uint16_t>> m_tvf; // [group][bin] -> PV
-    std::vector<int32_t> m_binEdges;          // log2(kbps) Q8 lower edge of each bin
-    std::vector<uint8_t> m_rrSlot;            // per group: next slot to deal
     std::deque<uint8_t> m_active;             // DRR active list
-    int32_t m_bwUpQ8 = 0, m_bwDownQ8 = 0;       // log2(1 + 2^-up), log2(1 - 2^-down) Q8
-    uint32_t m_fairBin = 0;                   // TVF bin of the fair rate
-    int32_t m_logFairRate;                    // log2(bytes/us) Q8 of the fair rate
-    uint64_t m_lastTick = 0;                  // time of the last controller tick (0: none yet)
-    uint64_t m_fairBps = 0;                   // fair rate of the last tick
-    uint32_t m_rttBoundary;
+    uint64_t m_lastTick = 0;
     uint32_t m_totalPkts = 0;
-    uint64_t m_collisions = 0;
+    uint64_t m_nextId = 1;
     uint64_t m_rng;
     uint32_t m_nGroups;
 };

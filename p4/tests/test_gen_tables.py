@@ -114,6 +114,12 @@ class GeneratedTables(unittest.TestCase):
             self.assertFalse(grows(base, int(base * (1 + 2.0 ** -8))), base)
             self.assertTrue(grows(base, int(base * (1 + 2.0 ** -6)) + 1), base)
 
+    def test_bad_bwest_min_pkts_is_refused(self):
+        p = P.load()
+        p["classifier"]["bwest_min_pkts"] = 0
+        with self.assertRaisesRegex(ValueError, "classifier.bwest_min_pkts"):
+            gen_tables.derived(p)
+
     def test_bad_aggr_min_steps_is_refused(self):
         p = P.load()
         p["classifier"]["aggr_min_steps"] = 0

@@ -73,7 +73,7 @@ BASE = {
          "expect": {"group": "mouse", "pv": [65535, 65535]}},
         {"t_us": 1000, "flow": "A", "repeat": 3, "every_us": 1000, "drain": True, "size": 1500, "payload": 1448,
          "expect": {"verdict": "enqueued", "group": "mouse"}},
-        {"op": "check", "t_us": 5000, "flow": "A", "expect": {"rtt_us": [10000, 10000], "intervals": 0}},
+        {"op": "check", "t_us": 5000, "flow": "A", "expect": {"rtt_us": [10000, 10000]}},
         {"op": "set", "t_us": 6000, "queue": "all", "ctv": 5, "fair_rate_bps": 1000000},
         {"op": "tick", "t_us": 7000},
     ],
@@ -105,7 +105,7 @@ def test_translation_scales_time_rates_and_units():
     assert plan.actions[4][2]["checks"] == {"rtt_us": [10000, 10000]}
     assert plan.actions[5][2] == {"bin": 16}
     skipped = {what for _, what, _ in plan.unsupported}
-    assert skipped == {"group of packets 1..2", "intervals", "tick"}
+    assert skipped == {"group of packets 1..2", "tick"}
 
 
 def test_scale_rises_for_close_packets_and_stays_below_the_expiry():
@@ -271,23 +271,22 @@ def test_registers_are_not_read_when_the_next_packet_leaves_too_soon():
     assert any(what.startswith("dequeue sojourn_us") and "too soon" in why for _, what, why in plan.unsupported)
 
 
-def test_the_fair_bdp_drop_is_expected_where_the_program_decides_it():
+def test_the_fair_bdp_drop_is_checked_where_the_vector_states_it():
+    # The vectors state the program's timing (the packet that ends the interval is dropped), so
+    # the plan checks it as given, with no translation.
     vec = copy.deepcopy(BASE)
     vec["steps"] = [
-        {"t_us": 0, "flow": "A", "repeat": 9, "every_us": 500, "size": 1500, "payload": 1448, "drain": True,
-         "expect": {"verdict": "enqueued", "group": "mouse"},
-         "expect_last": {"verdict": "drop_proactive", "group": "delay0"}},
-        {"t_us": 5000, "flow": "A", "size": 1500, "payload": 1448, "drain": True,
-         "expect": {"verdict": "enqueued", "group": "delay0"}},
-        {"t_us": 11000, "flow": "A", "repeat": 2, "every_us": 500, "size": 1500, "payload": 1448, "drain": True,
+        {"t_us": 0, "flow": "A", "repeat": 10, "every_us": 500, "size": 1500, "payload": 1448, "drain": True,
+         "expect": {"verdict": "enqueued", "group": "mouse"}},
+        {"t_us": 11000, "flow": "A", "size": 1500, "payload": 1448, "drain": True,
+         "expect": {"verdict": "drop_proactive", "group": "delay0"}},
+        {"t_us": 11500, "flow": "A", "size": 1500, "payload": 1448, "drain": True,
          "expect": {"verdict": "enqueued", "group": "delay0"}},
     ]
     plan = _plan(vec)
     assert [p.verdict for p in plan.packets] == ["forward"] * 10 + ["drop", "forward"]
     assert plan.packets[10].rollover and plan.packets[10].proactive
-    checks = [a["checks"] for _, k, a in plan.actions if k == "check"]
-    assert checks == [{"group": PARAMS["groups"]["mouse"] + 1}]     # delay0 after the interval's end only
-    assert len(plan.translated) == 3
+    assert plan.translated == []
 
 
 def test_fixed_draws_become_forced_pvs_for_the_aqm():

@@ -9,19 +9,14 @@ check with the reason, in two lists:
 
 - ``unsupported``: what no switch can reproduce: a fixed ``u16`` draw of a PV (the switch
   draws its own bits; PV ranges that hold for any u are checked), the PV behind an edge port
-  (popped with the shim), queue ids and roll-over counts (no register holds them), per-flow
-  pure-ACK counts (the program keeps none), controller ``tick``s, compile-time constants a
+  (popped with the shim), queue ids (no register holds them), controller ``tick``s, compile-time constants a
   vector changes, the CTV after a release of several packets at once (BMv2 forwards about one
   packet per millisecond, the program's CTV period is ~1 ms and aligned to the clock), and on
   targets that cannot hold a queue (tofino-model) everything that needs packets held;
-- ``divergences``: expectations that follow a rule of the model (docs/eval-model.md) that the
-  P4 program, as docs/dataplane.md documents it, does not have (DIVERGENCES below). These are
-  known disagreements between the two implementations, reported, not switch limits.
-
-Where docs/dataplane.md prescribes a different *timing* for the same outcome, the plan
-checks the program's: the slow-start end at the fair BDP (and its one proactive drop) is
-decided at the end of the interval (egress classifier), not at the packet that reached the
-BDP, so the replay expects the drop at the packet that ends that interval (``_shift_ss_drop``).
+- ``divergences``: expectations that follow a rule of the model that the P4 program does not
+  have (DIVERGENCES below). The model transliterates the program (docs/eval-model.md), so the
+  vectors state the program's values and the list is empty; it stays for a rule that must
+  differ again, reported, not a switch limit.
 
 Time: vector times are multiplied by a per-vector scale (at least the test parameter
 ``vector_time_scale``, default 10) because packets sent from Python through a software switch
@@ -63,19 +58,10 @@ MARGIN_SHARE = 0.05         # packets keep this share of the RTT from their flow
 COMPILE_TIME = {"ctv_step_up": ("aqm", "ctv_step_up"), "ctv_step_down": ("aqm", "ctv_step_down"),
                 "ctv_update_interval_us": ("aqm", "ctv_update_interval_us")}
 
-_BWEST_MIN = ("the model counts an interval for BwEst only with >= 2^(bwest_up_shift+1) + 2 = 18 data packets "
-              "(docs/eval-model.md, tuning 2); the program's BwEst (docs/dataplane.md, Egress 2) counts every "
-              "interval, so these small intervals make patterns on the switch")
-_LIMIT = ("the program drops a packet whose depth *exceeds* the limit (docs/dataplane.md, AQM: depth > limit), "
-          "so the packet that finds exactly the limit passes; the model, like Linux, drops at qlen >= limit")
-
 # Known disagreements between the model's rules and the program's documented ones:
 # vector -> [(step index or None, expectation key or None, packet index in the step or None, why)].
 # (None, None, None, why) makes the whole vector a divergence.
-DIVERGENCES = {
-    "bwest-needs-enough-packets": [(None, None, None, _BWEST_MIN)],
-    "cocoa-initial-limit": [(1, "verdict", 0, _LIMIT)],
-}
+DIVERGENCES = {}
 
 
 class VectorError(ValueError):
@@ -108,8 +94,7 @@ def _trunc_div(a, b):
 def fair_rate_tvf(params, fair_bps):
     """The per-flow TVF the vectors assume for every group (eval/model, Pipeline::SetFairRate):
     pv_max/2 at the fair rate's bin, one decade (steps_per_decade bins) either side spans
-    0..pv_max. The switch looks up whole bins; the model also interpolates 16 sub-steps, which
-    the vectors' PV ranges allow for."""
+    0..pv_max. The switch and the model look up whole bins."""
     t = params["tvf"]
     spd, pv = t["steps_per_decade"], t["pv_max"]
     fair_bin = rate_bin(fair_bps, params)
@@ -596,8 +581,6 @@ def translate(vec, params=None, scale=DEFAULT_SCALE, can_hold=True):
                 p.verdict = a
         deq_checks[i] = e
 
-    _shift_ss_drop(plan, pkts, state, group_after)
-
     # PVs the AQM vectors fix with u16 (no pv expectation): the switch gets that PV from a flat TVF
     for p in pkts:
         if p.u16 is None or "pv" in steps[p.step].get("expect", {}) or plan.tvf is None or not p.tcp:
@@ -646,8 +629,6 @@ def translate(vec, params=None, scale=DEFAULT_SCALE, can_hold=True):
                     checks["rtt_us"] = list(val)
                 elif key == "interval_pkts":
                     checks[key] = val
-                elif key == "interval_acks":
-                    plan.skip(i, key, "the program keeps no per-flow pure-ACK count (docs/dataplane.md, Registers)")
                 elif key in ("aggr", "bwest"):
                     checks[key] = val
                 elif key == "queue_ctv":
@@ -655,8 +636,6 @@ def translate(vec, params=None, scale=DEFAULT_SCALE, can_hold=True):
                         plan.skip(i, key, "every group uses queue_map's default queue 0 here")
                     else:
                         checks["queue_ctv"] = list(val["range"])
-                elif key == "intervals":
-                    plan.skip(i, key, "no register of the program counts roll-overs (docs/dataplane.md, Registers)")
                 else:
                     raise VectorError("vector %s step %d: unknown check %r" % (name, i, key))
             if checks:
@@ -722,34 +701,6 @@ def translate(vec, params=None, scale=DEFAULT_SCALE, can_hold=True):
     if plan.whole_divergence:
         plan.checks = 0
     return plan
-
-
-def _shift_ss_drop(plan, pkts, state, group_after):
-    """docs/dataplane.md (Egress 2, slow start): the fair-BDP slow-start end and its proactive
-    drop are decided at the interval end, by the packet that ends the interval in which the flow
-    reached the BDP. The model drops the packet that reached it. Move the expected drop to the
-    interval's end and leave the group between the two unchecked."""
-    for p in [q for q in pkts if q.verdict == "drop" and q.proactive]:
-        if p.flow in plan.paced_apart:
-            plan.skip(p.step, "verdict drop_proactive", _PACED_APART)
-            p.verdict = None
-            continue
-        r = next((q for q in pkts if q.flow == p.flow and q.k > p.k and q.rollover), None)
-        if r is None:
-            plan.skip(p.step, "verdict drop_proactive", "the vector ends before the interval in which the flow "
-                      "reached the fair BDP, where the program decides")
-            p.verdict = None
-            continue
-        p.verdict, r.verdict, r.proactive, r.limit = "forward", "drop", True, False
-        plan.translated.append((p.step, "verdict drop_proactive", "the program drops the packet that ends the "
-                                "interval (step %d packet %d), and this one passes (docs/dataplane.md, Egress 2)"
-                                % (r.step, r.j)))
-        for i in sorted(group_after):
-            last = max(q.k for q in pkts if q.step == i)
-            if p.k <= last < r.k:
-                del group_after[i]
-                plan.translated.append((i, "group", "not checked: the program changes the group at the interval "
-                                        "end (step %d packet %d)" % (r.step, r.j)))
 
 
 def _ctv_knowledge(plan, acts, pkts, period):

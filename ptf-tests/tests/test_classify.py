@@ -378,19 +378,44 @@ class OneStepCreepIsNoGrowth(_Classify):
 @group("classify")
 class BwEstPatternsMakeModelBased(_Classify):
     """BBR-like probing, with m_m = 3: a BwEst pattern is an "up" interval (rate ≥ +11 %)
-    followed directly by a "down" one (≤ −25 %). Packets per interval 4, 8, 4 (up, down: slow
-    start ends, delay-based; a pattern in slow start does not count), 8, 8, 4 (up, flat, down:
-    no pattern), 8, 4 (pattern 1), 8, 4 (pattern 2), 8, 4 (pattern 3): model-based (hybrid 1)
-    exactly at the third pattern."""
+    followed directly by a "down" one (≤ −25 %), both with at least classifier.bwest_min_pkts
+    (18) data packets. Packets per interval 21 (the ACK and 20), 26, 18 (up, down: slow start
+    ends, delay-based; a pattern in slow start does not count), 26, 26, 18 (up, flat, down: no
+    pattern), 26, 18 (pattern 1), 26, 18 (pattern 2), 26, 18 (pattern 3): model-based
+    (hybrid 1) exactly at the third pattern."""
     M_M = 3
 
     def runTest(self):
         mouse, delay0, model = self.group_id("mouse"), self.group_id("delay", 0), self.group_id("hybrid", 1)
+        if self.params["classifier"]["bwest_min_pkts"] > 18:
+            self.skipTest("written for classifier.bwest_min_pkts <= 18")
         self.setup_path(self.ports[1])
         self.open_flow(K.Flow(0, 1, 43020))
-        self.run_intervals([2, 8, 4, 8, 8, 4, 8, 4, 8, 4, 8, 4, 1], [mouse, mouse] + [delay0] * 9 + [model],
-                           "4 8 4 8 8 4 8 4 8 4 8 4 packets")
+        self.run_intervals([20, 26, 18, 26, 26, 18, 26, 18, 26, 18, 26, 18, 1],
+                           [mouse, mouse] + [delay0] * 9 + [model], "21 26 18 26 26 18 26 18 26 18 26 18 packets")
         self.finish(model)
+
+
+@group("classify")
+class BwEstNeedsEnoughPackets(_Classify):
+    """The probing pattern of BwEstPatternsMakeModelBased at 4 and 8 packets per interval (3 (the
+    ACK and 2), 8, 4, 8, 8, 4, 8, 4, 8, 4, 8, 4): below classifier.bwest_min_pkts (18) an
+    interval is no BwEst evidence, so the flow stays delay-based (issue 14, model-vs-program
+    row 20: one packet of jitter in a few-packet interval looks like a probe; the program before
+    made this flow model-based at the third pattern, and in the ns-3 model every flow of the
+    mixed-CC demo model-based within 8 s)."""
+    M_M = 3
+
+    def runTest(self):
+        mouse, delay0 = self.group_id("mouse"), self.group_id("delay", 0)
+        if self.params["classifier"]["bwest_min_pkts"] <= 8:
+            self.skipTest("written for classifier.bwest_min_pkts > 8")
+        self.setup_path(self.ports[1])
+        fid = self.open_flow(K.Flow(0, 1, 43021))
+        self.run_intervals([2, 8, 4, 8, 8, 4, 8, 4, 8, 4, 8, 4, 1], [mouse, mouse] + [delay0] * 10,
+                           "3 8 4 8 8 4 8 4 8 4 8 4 packets")
+        self.assertEqual(self.read_register(EG + ".classifier.flow_bwest", fid)[1], 0, "BwEst patterns counted")
+        self.finish(delay0)
 
 
 @group("classify")

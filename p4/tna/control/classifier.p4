@@ -111,6 +111,16 @@ control Classifier(inout egress_headers_t hdr,
             rv = v.hi;
         }
     };
+    // An interval with fewer than classifier.bwest_min_pkts data packets is
+    // no evidence (one packet of jitter looks like a probe): it keeps the
+    // count and forgets a pending "up", so a pattern needs both of its
+    // intervals to have enough packets.
+    RegisterAction<pair8_t, bit<FLOW_IDX_BITS>, bit<8>>(flow_bwest) bwest_few = {
+        void apply(inout pair8_t v, out bit<8> rv) {
+            v.lo = 0;
+            rv = v.hi;
+        }
+    };
     RegisterAction<pair8_t, bit<FLOW_IDX_BITS>, bit<8>>(flow_bwest) bwest_reset = {
         void apply(inout pair8_t v) {
             v.lo = 0;
@@ -324,21 +334,26 @@ control Classifier(inout egress_headers_t hdr,
     @hidden action bwest_end_op() {
         md.bw_count = bwest_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
     }
+    @hidden action bwest_few_op() {
+        md.bw_count = bwest_few.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+    }
     AT_STAGE(STAGE_EG_BWEST) @hidden
     table bwest_op {
         key = {
             md.cls_op: exact;
             hdr.bridged.group: ternary;
+            hdr.bridged.int_pkts: range;
         }
-        actions = { bwest_reset_op; bwest_clear_op; bwest_hold_op; bwest_end_op; no_op; }
+        actions = { bwest_reset_op; bwest_clear_op; bwest_hold_op; bwest_end_op; bwest_few_op; no_op; }
         const entries = {
-            (CLS_NEW, _) : bwest_reset_op();
-            (CLS_END, GROUP_MOUSE) : bwest_clear_op();
-            (CLS_END, GROUP_ANT) : bwest_hold_op();
-            (CLS_END, _) : bwest_end_op();
+            (CLS_NEW, _, _) : bwest_reset_op();
+            (CLS_END, GROUP_MOUSE, _) : bwest_clear_op();
+            (CLS_END, GROUP_ANT, _) : bwest_hold_op();
+            (CLS_END, _, 0 .. CCFAIR_BWEST_MIN_PKTS - 1) : bwest_few_op();
+            (CLS_END, _, _) : bwest_end_op();
         }
         const default_action = no_op();
-        size = 4;
+        size = 8;
     }
     @hidden action ss_reset_op() {
         ss_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);

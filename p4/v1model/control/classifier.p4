@@ -118,6 +118,12 @@ control Classifier(inout headers_t hdr,
 
     // lo = last interval's code, hi = up-then-down patterns
     action bwest_reset() { flow_bwest.write(idx, 0); }
+    action bwest_few() {
+        bit<16> v;
+        flow_bwest.read(v, idx);
+        flow_bwest.write(idx, 8w0 ++ v[7:0]);
+        md.bw_count = v[7:0];
+    }
     action bwest_end() {
         bit<16> v;
         flow_bwest.read(v, idx);
@@ -230,6 +236,8 @@ control Classifier(inout headers_t hdr,
                 md.bw_count = 0;
             } else if (hdr.bridged.group == GROUP_ANT) {
                 md.bw_count = 0;
+            } else if (hdr.bridged.int_pkts < CCFAIR_BWEST_MIN_PKTS) {
+                bwest_few();   // too few packets: keep the count, forget a pending up (TNA bwest_op range)
             } else {
                 bwest_end();
             }
