@@ -12,6 +12,10 @@ parser IngressParserImpl(packet_in pkt,
         md.routed = 0; md.punt = 0; md.has_port = 0; md.is_update = 0; md.track = 0;
         md.syn_only = 0; md.syn_ack = 0; md.data_pkt = 1;
         md.fg_written = 0; md.slot = 0; md.trk = 0;
+        // Keys of rtt_fix and deadline_op, set only by rtt_sample_op / use_sample:
+        // without this bf-p4c overlaid both with global_tstamp[31:24] (B4), so
+        // they read timestamp bits 24 and 25 whenever their setter did not run.
+        md.rtt_smp = 0; md.restart = 0;
         // A new flow's group word: a mouse whose port is not known yet
         // (bit 14; update.p4 counts it with md.eg_port).
         md.fg_new = 2w3 ++ 9w0 ++ (bit<5>)GROUP_MOUSE;

@@ -84,3 +84,15 @@ def test_clone_groups_become_sessions_as_onos_builds_them():
         (1, [(5, 0), (5, 1)], 0)
     with pytest.raises(T.ContractError, match="CLONE groups only"):
         T.clone_session({"id": 1, "type": "ALL", "buckets": []})
+
+
+def test_clone_buckets_take_exactly_one_output_and_the_same_truncate():
+    """PiReplicationGroupTranslatorImpl (2.7) refuses a bucket without exactly one OUTPUT and a
+    bucket that drops the TRUNCATE an earlier bucket had; a later bucket may add one."""
+    for outs in ([], [5, 6]):
+        with pytest.raises(T.ContractError, match="exactly one per bucket"):
+            T.clone_session({"id": 2, "type": "CLONE", "buckets": [{"outputs": outs, "truncate": 64}]})
+    with pytest.raises(T.ContractError, match="TRUNCATE instructions must be the same"):
+        T.clone_session({"id": 2, "type": "CLONE", "buckets": [{"outputs": [5], "truncate": 64}, {"outputs": [6]}]})
+    assert T.clone_session({"id": 2, "type": "CLONE", "buckets": [{"outputs": [5]}, {"outputs": [6], "truncate": 64}]}) \
+        == (2, [(5, 0), (6, 0)], 64)

@@ -16,8 +16,10 @@ sends what ONOS would send:
   the wire as they are, ceil(width/8) bytes with leading zeros (2.7's ImmutableByteSequence
   has no canonical(); later ONOS versions send canonical byte strings).
 * PiReplicationGroupTranslatorImpl: a CLONE group is clone session `group id`, one replica
-  per bucket output port (instance 0 for a port's first replica, 1 for its second, ...),
-  packet_length_bytes from the buckets' TRUNCATE instruction (0 when none).
+  per bucket, whose one OUTPUT instruction is its port (a bucket with none or several is
+  refused; instance 0 for a port's first replica, 1 for its second, ...),
+  packet_length_bytes from the buckets' TRUNCATE instruction (0 when none; once a bucket has
+  one, every later bucket must have the same).
 
 Then, for BMv2, by NAME in BMv2's P4Info (ids may differ): a field or parameter whose type
 the Tofino P4Info names FabPortId_t (@p4runtime_translation, a 32-bit SDN port on Stratum)
@@ -203,15 +205,24 @@ def clone_session(group):
     """(session id, [(port, instance)], packet_length_bytes) of a CLONE group, as ONOS 2.7 builds it."""
     if group.get("type") != "CLONE":
         raise ContractError("group %s: type %s, the app writes CLONE groups only" % (group.get("id"), group.get("type")))
-    replicas, seen, trunc = [], {}, None
+    # Bucket by bucket as PiReplicationGroupTranslatorImpl: exactly one OUTPUT, and a TRUNCATE
+    # length (0 = DO_NOT_TRUNCATE) that, once set, every later bucket repeats.
+    replicas, seen, trunc = [], {}, 0
     for b in group.get("buckets", []):
+        outs = b.get("outputs", [])
+        if len(outs) != 1:
+            raise ContractError("group %s: a bucket with %d OUTPUT instructions (ONOS 2.7 takes exactly one per "
+                                "bucket)" % (group["id"], len(outs)))
+        if "truncate" in b:
+            if trunc and b["truncate"] != trunc:
+                raise ContractError("group %s: all TRUNCATE instructions must be the same in a CLONE group"
+                                    % group["id"])
+            trunc = b["truncate"]
+        elif trunc:
+            raise ContractError("group %s: all TRUNCATE instructions must be the same in a CLONE group" % group["id"])
         if b.get("other"):
             raise ContractError("group %s: bucket has unsupported instruction(s) %s" % (group["id"], b["other"]))
-        t = b.get("truncate", 0)
-        if trunc is not None and t != trunc:
-            raise ContractError("group %s: all TRUNCATE instructions must be the same in a CLONE group" % group["id"])
-        trunc = t
-        for port in b.get("outputs", []):
-            replicas.append((port, seen.get(port, 0)))
-            seen[port] = seen.get(port, 0) + 1
-    return int(group["id"]), replicas, trunc or 0
+        port = outs[0]
+        replicas.append((port, seen.get(port, 0)))
+        seen[port] = seen.get(port, 0) + 1
+    return int(group["id"]), replicas, trunc
