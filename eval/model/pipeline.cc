@@ -140,6 +140,8 @@ Config::Defaults()
     c.ctv_period_shift = uint32_t(G::CTV_PERIOD_SHIFT);
     c.ctv_step_up = uint32_t(P::AQM_CTV_STEP_UP);
     c.ctv_step_down = uint32_t(P::AQM_CTV_STEP_DOWN);
+    c.ctv_floor_bins = int32_t(P::AQM_CTV_FLOOR_BINS);
+    c.ctv_ceiling_bins = int32_t(P::AQM_CTV_CEILING_BINS);
     c.ecn = P::AQM_ECN != 0;
     c.cell_bytes = uint32_t(P::POLICY_CELL_BYTES_TOFINO);
     c.cells_per_pkt = (uint32_t(P::POLICY_BUFFER_PKT_BYTES) + c.cell_bytes - 1) / c.cell_bytes;
@@ -1013,6 +1015,7 @@ Pipeline::SetFairRate(uint64_t bps)
         int64_t(std::floor(m_c.tvf_steps_per_decade * std::log10(std::max<double>(bps, 1.0) / 1e3 / m_c.tvf_min_kbps) +
                            1e-9)),
         0, m_c.tvf_steps - 1);
+    m_centreBin = uint32_t(fairBin);
     const int64_t d = m_c.tvf_steps_per_decade, pv = m_c.pv_max;
     for (auto& t : m_tvf)
         for (uint32_t i = 0; i < m_c.tvf_steps; ++i)
@@ -1137,7 +1140,7 @@ Pipeline::ControllerTick(uint64_t now)
         n[g] = in > out ? uint32_t(in - out) : 0;
         m_g[g].active = n[g];
     }
-    // 2. fair rate of a long-lived flow (PolicyCompiler.fairKbps) from pg_pkts/pg_drops since the last tick
+    // sent rate per group from pg_pkts/pg_drops since the last tick (unknown, -1, at the first)
     std::vector<double> sentBps(m_nGroups, -1.0);
     const double dt = m_lastTick && now > m_lastTick ? double(now - m_lastTick) * 1e-9 : 0.0;
     for (uint32_t g = 0; g < m_nGroups; ++g)
@@ -1151,11 +1154,18 @@ Pipeline::ControllerTick(uint64_t now)
         s.tick_drops = s.drops;
     }
     m_lastTick = now;
+    ApplyPolicy(n, sentBps);
+}
+
+void
+Pipeline::ApplyPolicy(const std::vector<uint32_t>& n, const std::vector<double>& sentBps)
+{
+    // 2. fair rate of a long-lived flow (PolicyCompiler.fairKbps)
     const double fair =
         FairRate(double(m_c.link_rate_bps), n, sentBps, 2, uint32_t(P::CONTROLLER_LIMITED_SHARE_SHIFT));
-    bool noFair = fair <= 0;
-    // Without a long-lived flow the app writes fair_rate_bin 255 ("never reached") and the whole
-    // PV range as CTV range; the model centres its TVFs on the link rate then.
+    const bool noFair = fair <= 0;
+    // Without a long-lived flow the app writes fair_rate_bin 255 ("never reached") and centres
+    // its TVFs (and with them the CTV range) on the link's bin (PolicyCompiler.centreBin).
     SetFairRate(noFair ? m_c.link_rate_bps : uint64_t(fair));
     if (noFair)
         m_fairRateBin = 255;
@@ -1171,24 +1181,26 @@ Pipeline::ControllerTick(uint64_t now)
             m_queueMap[g * kSlots + s] = uint8_t((base + s % nq[g]) % Q);
         base += nq[g];
     }
-    // 4. CTV range per queue (PolicyCompiler.ctvRange): the owner group's TVF at fair + floor / ceiling bins
-    const uint32_t last = m_c.tvf_steps - 1;
-    const uint32_t fb = m_fairRateBin; // bin(fair, 0): bdp_shift 0 in the model's use
-    const uint32_t loBin = std::min(last, fb + uint32_t(P::AQM_CTV_FLOOR_BINS));
-    const uint32_t hiBin = std::min(last, fb + uint32_t(P::AQM_CTV_CEILING_BINS));
+    // 4. CTV range per queue (PolicyCompiler.ctvRange): the owner group's TVF at the centre bin
+    // (not fair_rate_bin, which is of fair >> bdp_shift) + floor / ceiling bins, clamped to the
+    // table; with or without a fair rate (the app never writes the whole PV range)
+    const auto at = [&](uint8_t g, int32_t k) {
+        const int64_t b = std::clamp<int64_t>(int64_t(m_centreBin) + k, 0, int64_t(m_c.tvf_steps) - 1);
+        return m_tvf[g][size_t(b)];
+    };
     for (uint32_t qi = 0; qi < Q; ++qi)
     {
-        m_q[qi].ctv_lo = noFair ? 0 : m_tvf[GROUP_MOUSE][loBin];
-        m_q[qi].ctv_hi = noFair ? 0xFFFF : m_tvf[GROUP_MOUSE][hiBin];
+        m_q[qi].ctv_lo = at(GROUP_MOUSE, m_c.ctv_floor_bins);
+        m_q[qi].ctv_hi = at(GROUP_MOUSE, m_c.ctv_ceiling_bins);
     }
     base = 0;
-    for (uint32_t g = 0; g < m_nGroups && !noFair; ++g)
+    for (uint32_t g = 0; g < m_nGroups; ++g)
     {
         for (uint32_t j = 0; j < std::min(kSlots, nq[g]); ++j)
         {
             QueueState& q = m_q[(base + j) % Q];
-            q.ctv_lo = m_tvf[g][loBin];
-            q.ctv_hi = m_tvf[g][hiBin];
+            q.ctv_lo = at(uint8_t(g), m_c.ctv_floor_bins);
+            q.ctv_hi = at(uint8_t(g), m_c.ctv_ceiling_bins);
         }
         base += nq[g];
     }
@@ -1206,7 +1218,7 @@ Pipeline::ReadFlow(uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport, F
     const uint32_t idx = Crc32(buf, 13) & m_idxMask;
     o = buf;
     Put(o, port_hi, 2), Put(o, ip_hi, 4), Put(o, port_lo, 2), Put(o, ip_lo, 4);
-    const uint16_t sig = Crc16(buf, 12);
+    const uint16_t sig = uint16_t((Crc16(buf, 12) & 0x7FFF) + 0x8000); // as sig_check stores it
     if (m_flowSig[idx].sig != sig || !(m_flowGroup[idx] & 0x8000))
         return false;
     out.idx = idx;

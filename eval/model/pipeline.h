@@ -45,6 +45,8 @@ struct Config
     uint32_t target_delay_units;  // aqm.target_delay_us written as units (as the ONOS app does)
     uint32_t ctv_period_shift;    // CTV_PERIOD_SHIFT: one CTV step per 2^shift ns period
     uint32_t ctv_step_up, ctv_step_down;
+    // the controller's CTV range: the owner group's TVF at the centre bin + these (aqm.ctv_*_bins)
+    int32_t ctv_floor_bins, ctv_ceiling_bins;
     bool ecn;
     bool pv_aqm = true;           // model-only switch: false = no PV drops/marks (docs/eval-model.md, tuning 6)
     uint32_t cell_bytes;          // buffer cell (Tofino 1: 80 B); enq_qdepth is in cells
@@ -199,6 +201,9 @@ class Pipeline
     DeqResult Dequeue(uint64_t now_ns);
     /** The emulated ONOS app: flow gauges, fair rate, queue allocation, TVFs, CTV ranges. */
     void ControllerTick(uint64_t now_ns);
+    /** The app's compileDevice for the model's port, from active flows and sent rates (bit/s, < 0
+     *  unknown) per group: fair rate, fair_rate_bin, TVFs, queue_map, CTV ranges. */
+    void ApplyPolicy(const std::vector<uint32_t>& flows, const std::vector<double>& sentBps);
 
     // --- read-out (model-only: as a register read of the flow's slot)
     /** Group of the flow (either direction); -1 if its slot does not hold it. */
@@ -210,6 +215,7 @@ class Pipeline
     uint32_t TotalPackets() const { return m_totalPkts; }
     uint64_t FairRateBps() const { return m_fairBps; }
     uint8_t FairRateBin() const { return m_fairRateBin; }
+    uint32_t CentreBin() const { return m_centreBin; }
     uint64_t Collisions() const { return m_untracked[0]; }
     uint64_t FlowsEntered(uint8_t group) const { return m_pgFlowEnter[group]; }
     uint64_t FlowsLeft(uint8_t group) const { return m_pgFlowLeave[group]; }
@@ -311,6 +317,7 @@ class Pipeline
     std::vector<std::vector<uint16_t>> m_tvf; // [group][bin] -> PV
     uint8_t m_fairRateBin = 255;              // egress port_cfg fair_rate_bin (255: no fair rate)
     uint64_t m_fairBps = 0;                   // the fair rate the TVFs are centred on
+    uint32_t m_centreBin = 0;                 // its bin (PolicyCompiler.centreBin): the TVF centre
     // model-only
     std::vector<std::array<uint32_t, 4>> m_key; // per slot: the claiming packet's tuple (traces)
     std::vector<QueueState> m_q;

@@ -135,6 +135,20 @@ TestFlowHash()
     CHECK(a.queue == p.QueueOf(P::GROUP_MOUSE, 48203 & 3), "queue of slot 3: " << int(a.queue));
 }
 
+// ReadFlow / GroupOf compare the slot with the signature as sig_check stores it (15-bit CRC +
+// 0x8000); 10.0.0.1:40001's CRC-16 (0x404F) has bit 15 clear, where a full 16-bit compare misses
+void
+TestReadFlowSignature()
+{
+    g_ctx = "read-flow";
+    Pipeline p;
+    const uint8_t b[12] = {0x9c, 0x41, 0x0a, 0x00, 0x01, 0x01, 0x14, 0x51, 0x0a, 0x00, 0x00, 0x01};
+    CHECK(Pipeline::Crc16(b, 12) == 0x404F, "signature CRC of 10.0.0.1:40001 <-> 10.0.1.1:5201");
+    p.Enqueue(Data(0, 0x0a000001, 40001));
+    CHECK(p.GroupOf(0x0a000001, 40001, 0x0a000101, 5201) == P::GROUP_MOUSE,
+          "a flow whose CRC-16 has bit 15 clear is found: " << p.GroupOf(0x0a000001, 40001, 0x0a000101, 5201));
+}
+
 void
 TestSymmetricAndCollision()
 {
@@ -288,6 +302,95 @@ TestController()
     for (uint8_t s = 0; s < 4; ++s)
         qs.insert(p.QueueOf(2, s));
     CHECK(qs.size() == 4 && p.QueueOf(0, 0) == 0 && p.QueueOf(1, 3) == 1, "delay0's four slots on four queues");
+}
+
+// testdata/controller/cases.json (format: testdata/README.md): the emulated controller's fair
+// rate, fair_rate_bin, centre bin, TVF and CTV ranges against the cases the ONOS app is tested on
+void
+RunControllerCases(const std::string& path)
+{
+    g_ctx = "controller-cases";
+    std::ifstream in(path);
+    if (!in)
+    {
+        ++g_fail;
+        std::cout << "controller cases: ERROR cannot open " << path << "\n";
+        return;
+    }
+    const json doc = json::parse(in);
+    const auto groupId = [](const std::string& name) {
+        for (uint32_t g = 0; g < uint32_t(P::NUM_GROUPS); ++g)
+            if (name == P::GROUP_NAMES[g])
+                return g;
+        throw std::invalid_argument("controller case: unknown group name '" + name + "'");
+    };
+    int run = 0;
+    for (const json& c : doc.at("cases"))
+    {
+        const std::string name = c.at("name");
+        g_ctx = "controller-case " + name;
+        if (c.contains("weights"))
+        {
+            std::cout << "SKIPPED: controller case " << name << " (weights: the model has the per-flow objective only)\n";
+            continue;
+        }
+        Config cfg = Config::Defaults();
+        cfg.link_rate_bps = uint64_t(c.at("link_mbps").get<double>() * 1e6);
+        if (c.contains("params"))
+            for (const auto& [sec, kv] : c.at("params").items())
+                for (const auto& [key, v] : kv.items())
+                {
+                    const std::string k = sec + "." + key;
+                    if (k == "tvf.steps_per_decade")
+                        cfg.tvf_steps_per_decade = v.get<uint32_t>();
+                    else if (k == "tvf.rate_steps")
+                        cfg.tvf_steps = v.get<uint32_t>();
+                    else if (k == "aqm.ctv_floor_bins")
+                        cfg.ctv_floor_bins = v.get<int32_t>();
+                    else if (k == "aqm.ctv_ceiling_bins")
+                        cfg.ctv_ceiling_bins = v.get<int32_t>();
+                    else if (k == "classifier.bdp_shift")
+                        cfg.bdp_shift = v.get<uint32_t>();
+                    else
+                        throw std::invalid_argument("controller case " + name + ": param " + k +
+                                                    " has no model Config field");
+                }
+        Pipeline p(cfg);
+        std::vector<uint32_t> n(P::NUM_GROUPS, 0);
+        std::vector<double> sent(P::NUM_GROUPS, -1.0);
+        for (const auto& [g, v] : c.at("flows").items())
+            n[groupId(g)] = v.get<uint32_t>();
+        if (c.contains("sent_kbps"))
+            for (const auto& [g, v] : c.at("sent_kbps").items())
+                sent[groupId(g)] = v.get<double>() * 1e3;
+        p.ApplyPolicy(n, sent);
+        const json& e = c.at("expect");
+        const double fairKbps = e.at("fair_kbps").get<double>();
+        // fair_kbps 0 = no long-lived flow: the model's fair rate is then the link (README)
+        if (fairKbps > 0)
+            CHECK(std::fabs(double(p.FairRateBps()) / 1e3 - fairKbps) < 1,
+                  "fair rate " << p.FairRateBps() / 1e3 << " kbit/s, want " << fairKbps);
+        CHECK(p.FairRateBin() == e.at("fair_rate_bin").get<int>(),
+              "fair_rate_bin " << int(p.FairRateBin()) << ", want " << e.at("fair_rate_bin"));
+        CHECK(p.CentreBin() == e.at("centre_bin").get<uint32_t>(),
+              "centre bin " << p.CentreBin() << ", want " << e.at("centre_bin"));
+        const auto bins = e.at("tvf_bins").get<std::vector<uint32_t>>();
+        for (const auto& [g, pvs] : e.at("tvf").items())
+            for (size_t i = 0; i < bins.size(); ++i)
+                CHECK(p.Tvf(uint8_t(groupId(g)), bins[i]) == pvs.at(i).get<uint16_t>(),
+                      g << " TVF at bin " << bins[i] << ": " << p.Tvf(uint8_t(groupId(g)), bins[i]) << ", want "
+                        << pvs.at(i));
+        for (const auto& [g, r] : e.at("ctv").items())
+        {
+            const QueueState& q = p.Queues()[p.QueueOf(uint8_t(groupId(g)), 0)];
+            CHECK(q.ctv_lo == r.at(0).get<uint16_t>() && q.ctv_hi == r.at(1).get<uint16_t>(),
+                  g << " CTV range [" << q.ctv_lo << ", " << q.ctv_hi << "], want " << r);
+        }
+        ++run;
+    }
+    g_ctx = "controller-cases";
+    CHECK(run > 0, "no controller case run from " << path);
+    std::cout << "controller cases: " << run << " run\n";
 }
 
 // Rows 33, 35: one CTV step per aligned 2^20 ns period; the token is reset by the interval's first packet
@@ -773,6 +876,7 @@ main(int argc, char** argv)
     TestTables();
     TestFlowHash();
     TestTvf();
+    TestReadFlowSignature();
     TestSymmetricAndCollision();
     TestSynRestarts();
     TestFirstInterval();
@@ -797,6 +901,15 @@ main(int argc, char** argv)
         closedir(d);
     }
     std::sort(files.begin(), files.end());
+    try
+    {
+        RunControllerCases(dir + "/../controller/cases.json");
+    }
+    catch (const std::exception& ex)
+    {
+        ++g_fail;
+        std::cout << "controller cases: ERROR " << ex.what() << "\n";
+    }
     g_ctx = "vectors";
     CHECK(!files.empty(), "no test vectors in " << dir);
     for (const auto& f : files)
