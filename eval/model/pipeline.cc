@@ -335,7 +335,7 @@ Pipeline::FlowTracker(const Pkt& p, IgMd& md)
         {
             md.rtt_raw = v;
             if (v >= RTT_PENDING)
-                v = md.ts_pend - v;
+                v = md.ts_pend >= v ? md.ts_pend - v : 0; // 0 across a wrap of the pending time (defect 16)
             md.rtt_smp = 1;
             md.ts_2 = md.bridged.ig_ts + md.ts_pend;
         }

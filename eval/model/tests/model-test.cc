@@ -238,6 +238,33 @@ TestFirstInterval()
     CHECK(r.flow_pkts == 1, "the packet one RTT after the sample ends the first interval: " << r.flow_pkts);
 }
 
+// Defect 16: a handshake across the wrap of the 31-bit pending time stores 0 (default RTT), not a
+// negative difference that looks pending and would restart the interval at every later packet.
+void
+TestRttWrap()
+{
+    g_ctx = "rtt-wrap";
+    Config c = Config::Defaults();
+    c.clock_offset_ns = 0;
+    Pipeline p(c);
+    const uint64_t wrap = (uint64_t(1) << 31) * 1024; // ig_ts[30:0] wraps here
+    p.Enqueue(Ctl(wrap - 5 * MS, SYN));
+    Pkt ack = Ctl(wrap + 5 * MS, ACK);
+    ack.size = 52;
+    p.Enqueue(ack);
+    FlowRegs r;
+    p.ReadFlow(0x0a000001, 40000, 0x0a000101, 5201, r);
+    CHECK(r.flow_rtt == 0, "RTT across the wrap: 0x" << std::hex << r.flow_rtt << std::dec);
+    Pkt d = Ctl(wrap + 6 * MS, ACK);
+    d.size = 1500;
+    d.payload = 1448;
+    p.Enqueue(d);
+    d.t_ns = wrap + 7 * MS;
+    p.Enqueue(d);
+    p.ReadFlow(0x0a000001, 40000, 0x0a000101, 5201, r);
+    CHECK(r.flow_pkts == 2, "later packets count in the interval, none restarts it: " << r.flow_pkts);
+}
+
 void
 TestDrr()
 {
@@ -880,6 +907,7 @@ main(int argc, char** argv)
     TestSymmetricAndCollision();
     TestSynRestarts();
     TestFirstInterval();
+    TestRttWrap();
     TestDrr();
     TestController();
     TestAqm();

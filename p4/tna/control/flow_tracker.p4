@@ -73,7 +73,14 @@ control FlowTracker(inout ingress_headers_t hdr,
         void apply(inout bit<32> v, out bit<32> rv) {
             rv = v;
             if (v >= RTT_PENDING) {
-                v = md.ts_pend - v;
+                // Across a wrap of the 31-bit pending time the difference
+                // would look pending again and restart every later packet
+                // (defect 16): store 0 (default RTT) instead.
+                if (md.ts_pend >= v) {
+                    v = md.ts_pend - v;
+                } else {
+                    v = 0;
+                }
             }
         }
     };

@@ -47,7 +47,8 @@ control FlowTracker(inout headers_t hdr,
         flow_rtt.read(v, (bit<32>)idx);
         md.rtt_raw = v;
         if (v >= RTT_PENDING) {
-            flow_rtt.write((bit<32>)idx, md.ts_pend - v);
+            // 0 across a wrap of the pending time (TNA rtt_sample, defect 16)
+            flow_rtt.write((bit<32>)idx, md.ts_pend >= v ? md.ts_pend - v : 32w0);
         }
         md.rtt_smp = 1;
         md.ts_2 = md.bridged.ig_ts + md.ts_pend;
