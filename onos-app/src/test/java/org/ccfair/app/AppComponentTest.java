@@ -142,8 +142,9 @@ public class AppComponentTest {
         }
     }
 
-    // Only what AppComponent asks of a DeviceService: one available switch, its ports, listeners.
-    private static DeviceService devices(Device dev, List<Port> ports, List<DeviceListener> listeners) {
+    // Only what AppComponent asks of a DeviceService: one available switch, its ports, listeners
+    // (ContractExportTest uses it too).
+    static DeviceService devices(Device dev, List<Port> ports, List<DeviceListener> listeners) {
         return (DeviceService) Proxy.newProxyInstance(
                 DeviceService.class.getClassLoader(), new Class<?>[]{DeviceService.class}, (proxy, m, args) -> {
                     switch (m.getName()) {

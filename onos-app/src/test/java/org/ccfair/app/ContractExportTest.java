@@ -35,7 +35,6 @@ import org.onosproject.net.Link;
 import org.onosproject.net.Port;
 import org.onosproject.net.PortNumber;
 import org.onosproject.net.behaviour.PipelinerContext;
-import org.onosproject.net.device.DeviceService;
 import org.onosproject.net.flow.DefaultTrafficSelector;
 import org.onosproject.net.flow.DefaultTrafficTreatment;
 import org.onosproject.net.flow.FlowEntry;
@@ -114,29 +113,6 @@ public class ContractExportTest {
     private static Device device() {
         return new DefaultDevice(new ProviderId("test", "ccfair"), D, Device.Type.SWITCH, "", "", "", "",
                                  new ChassisId());
-    }
-
-    // Only what AppComponent asks of a DeviceService (as AppComponentTest does).
-    private static DeviceService devices(Device dev, List<Port> ports) {
-        return (DeviceService) Proxy.newProxyInstance(
-                DeviceService.class.getClassLoader(), new Class<?>[]{DeviceService.class}, (proxy, m, args) -> {
-                    switch (m.getName()) {
-                        case "getAvailableDevices":
-                        case "getDevices":
-                            return List.of(dev);
-                        case "getDevice":
-                            return dev;
-                        case "getPorts":
-                            return ports;
-                        case "isAvailable":
-                            return true;
-                        case "addListener":
-                        case "removeListener":
-                            return null;
-                        default:
-                            throw new UnsupportedOperationException(m.getName());
-                    }
-                });
     }
 
     // One active link: leaf1/1 to a spine, so port 1 is a fabric port.
@@ -272,7 +248,7 @@ public class ContractExportTest {
             }
         };
         app.storageService = new TestStorageService();
-        app.deviceService = devices(dev, ports);
+        app.deviceService = AppComponentTest.devices(dev, ports, new ArrayList<>());
         app.linkService = links();
         app.activate();
         FakeFlowRuleService flows = new FakeFlowRuleService();
