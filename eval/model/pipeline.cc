@@ -416,11 +416,10 @@ Pipeline::FlowTracker(const Pkt& p, IgMd& md)
 }
 
 // deadline_op (flow_deadline). Row 1 of docs/algorithm.md "Model against program"
-// and defect 10 live here: the FIRST interval opens at the flow's first packet
-// (its SYN, or its first packet mid-connection) with the RTT that packet reads
-// (the default RTT for a SYN), and the handshake's packets count in it. A
-// program that restarts the interval at the RTT-sample packet changes only the
-// first branch's condition (add "rtt_sample just completed").
+// and defect 10 live here: a flow's first packet (its SYN, or its first packet
+// mid-connection) opens a provisional interval with the RTT it reads (the
+// default for a SYN); the packet completing the RTT sample (md.restart, from
+// rtt_fix's use_sample) restarts it, so the handshake is not an interval.
 void
 Pipeline::DeadlineOp(IgMd& md)
 {

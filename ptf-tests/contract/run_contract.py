@@ -105,19 +105,7 @@ def main(argv=None):
 
 def wait_check(cmd, procs, startup_timeout):
     """check.py's exit code; fails early if the switch dies under it."""
-    p = subprocess.Popen(cmd)
-    deadline = time.time() + startup_timeout + 120
-    try:
-        while p.poll() is None:
-            procs.check_alive()
-            if time.time() > deadline:
-                raise RuntimeError("the contract check did not finish in %d s" % (startup_timeout + 120))
-            time.sleep(0.2)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-    return p.returncode
+    return target_bmv2.run_watched(cmd, procs, startup_timeout + 120, "the contract check", poll_s=0.2)
 
 
 if __name__ == "__main__":

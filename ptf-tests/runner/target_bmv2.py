@@ -161,23 +161,30 @@ def ptf_command(plan):
     return ptf_argv(plan["test_dir"], plan["log_dir"], params, plan["ports"], plan["tests"])
 
 
-def run_setup(argv, procs, env, timeout):
-    """The set-up script, failing early if the switch dies under it."""
-    print("%s: setting up the switch: %s" % (PROG, shell_line(argv)), flush=True)
+def run_watched(argv, procs, seconds, what, env=None, poll_s=0.5):
+    """Run `argv` to its end and return its exit code; fails early (and kills it) if the switch
+    dies under it or it runs longer than `seconds`."""
     p = subprocess.Popen(argv, env=env)
-    deadline = time.time() + timeout + 60
+    deadline = time.time() + seconds
     try:
         while p.poll() is None:
             procs.check_alive()
             if time.time() > deadline:
-                raise RuntimeError("switch set-up did not finish within %d s" % (timeout + 60))
-            time.sleep(0.5)
+                raise RuntimeError("%s did not finish within %d s" % (what, seconds))
+            time.sleep(poll_s)
     finally:
         if p.poll() is None:
             p.kill()
             p.wait()
-    if p.returncode:
-        raise RuntimeError("switch set-up failed (exit %d, message above)" % p.returncode)
+    return p.returncode
+
+
+def run_setup(argv, procs, env, timeout):
+    """The set-up script, failing early if the switch dies under it."""
+    print("%s: setting up the switch: %s" % (PROG, shell_line(argv)), flush=True)
+    rc = run_watched(argv, procs, timeout + 60, "switch set-up", env=env)
+    if rc:
+        raise RuntimeError("switch set-up failed (exit %d, message above)" % rc)
 
 
 def remove_netns(ns):

@@ -226,9 +226,7 @@ TestFirstInterval()
     CHECK(r.rtt_units == uint32_t((10 * MS) >> 10), "RTT from the ACK: " << r.rtt_units);
     // the first interval lasts one RTT from the ACK: a data packet at ACK + 0.9 RTT counts in it,
     // one at ACK + 1.1 RTT ends it and starts the next with itself
-    Pkt d = Ctl(19 * MS, ACK);
-    d.size = 1500;
-    d.payload = 1448;
+    Pkt d = Data(19 * MS);
     p.Enqueue(d);
     p.ReadFlow(0x0a000001, 40000, 0x0a000101, 5201, r);
     CHECK(r.flow_pkts == 1, "a data packet inside the first interval: " << r.flow_pkts);
@@ -255,9 +253,7 @@ TestRttWrap()
     FlowRegs r;
     p.ReadFlow(0x0a000001, 40000, 0x0a000101, 5201, r);
     CHECK(r.flow_rtt == 0, "RTT across the wrap: 0x" << std::hex << r.flow_rtt << std::dec);
-    Pkt d = Ctl(wrap + 6 * MS, ACK);
-    d.size = 1500;
-    d.payload = 1448;
+    Pkt d = Data(wrap + 6 * MS);
     p.Enqueue(d);
     d.t_ns = wrap + 7 * MS;
     p.Enqueue(d);

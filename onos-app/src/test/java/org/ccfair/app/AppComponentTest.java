@@ -63,16 +63,16 @@ public class AppComponentTest {
         return app;
     }
 
-    private static Device device(DeviceId id) {
+    static Device device(DeviceId id) {   // ContractExportTest uses these three too
         return new DefaultDevice(new ProviderId("test", "ccfair"), id, Device.Type.SWITCH, "", "", "", "",
                                  new ChassisId());
     }
 
-    private static Port port(Device dev, long number, boolean enabled) {
+    static Port port(Device dev, long number, boolean enabled) {
         return new DefaultPort(dev, PortNumber.portNumber(number), enabled, Port.Type.COPPER, 10_000);
     }
 
-    private static AppComponent unactivated() {
+    static AppComponent unactivated() {
         AppComponent app = new AppComponent();
         app.coreService = new CoreServiceAdapter() {
             @Override

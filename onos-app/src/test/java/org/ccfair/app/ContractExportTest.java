@@ -18,17 +18,12 @@ import org.ccfair.app.stats.QueueStats;
 import org.ccfair.app.stats.StatsSource;
 import org.junit.Test;
 import org.onlab.osgi.ServiceDirectory;
-import org.onlab.packet.ChassisId;
 import org.onlab.packet.Ethernet;
 import org.onlab.packet.MacAddress;
 import org.onlab.util.ImmutableByteSequence;
-import org.onosproject.core.ApplicationId;
-import org.onosproject.core.CoreServiceAdapter;
 import org.onosproject.core.DefaultApplicationId;
 import org.onosproject.net.ConnectPoint;
-import org.onosproject.net.DefaultDevice;
 import org.onosproject.net.DefaultLink;
-import org.onosproject.net.DefaultPort;
 import org.onosproject.net.Device;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.Link;
@@ -61,7 +56,6 @@ import org.onosproject.net.pi.runtime.PiOptionalFieldMatch;
 import org.onosproject.net.pi.runtime.PiRangeFieldMatch;
 import org.onosproject.net.pi.runtime.PiTernaryFieldMatch;
 import org.onosproject.net.provider.ProviderId;
-import org.onosproject.store.service.TestStorageService;
 
 import java.io.File;
 import java.lang.reflect.Proxy;
@@ -108,11 +102,6 @@ public class ContractExportTest {
             s.append(String.format("%02x", x & 0xff));
         }
         return s.toString();
-    }
-
-    private static Device device() {
-        return new DefaultDevice(new ProviderId("test", "ccfair"), D, Device.Type.SWITCH, "", "", "", "",
-                                 new ChassisId());
     }
 
     // One active link: leaf1/1 to a spine, so port 1 is a fabric port.
@@ -235,19 +224,12 @@ public class ContractExportTest {
 
     @Test
     public void exportLeafPolicyForTheBmv2ContractCheck() throws Exception {
-        Device dev = device();
+        Device dev = AppComponentTest.device(D);
         List<Port> ports = new ArrayList<>();
         for (int p = 1; p <= PORTS; p++) {
-            ports.add(new DefaultPort(dev, PortNumber.portNumber(p), true, Port.Type.COPPER, 10_000));
+            ports.add(AppComponentTest.port(dev, p, true));
         }
-        AppComponent app = new AppComponent();
-        app.coreService = new CoreServiceAdapter() {
-            @Override
-            public ApplicationId registerApplication(String name) {
-                return new DefaultApplicationId(7, name);
-            }
-        };
-        app.storageService = new TestStorageService();
+        AppComponent app = AppComponentTest.unactivated();
         app.deviceService = AppComponentTest.devices(dev, ports, new ArrayList<>());
         app.linkService = links();
         app.activate();
