@@ -7,7 +7,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 LOG=build/test-logs; mkdir -p "$LOG"
-passed=0; failed=0; skipped=0; skipped_checks=0; failures=()
+passed=0; failed=0; skipped=0; skipped_checks=0; failures=(); times=()
 
 suite() {  # suite NAME COMMAND...  (a suite that only printed SKIPPED lines counts as skipped)
   local name=$1; shift
@@ -15,6 +15,7 @@ suite() {  # suite NAME COMMAND...  (a suite that only printed SKIPPED lines cou
   echo "=== $name: $*"
   "$@" 2>&1 | tee "$LOG/$name.log"; rc=${PIPESTATUS[0]}
   local skips; skips=$(grep -c '^SKIPPED:' "$LOG/$name.log")
+  times+=("$name $((SECONDS - t0)) s")
   skipped_checks=$((skipped_checks + skips))
   if [ "$rc" -ne 0 ]; then
     failed=$((failed + 1)); failures+=("$name"); echo "--- $name: FAIL ($((SECONDS - t0)) s, log: $LOG/$name.log)"
@@ -29,19 +30,22 @@ suite() {  # suite NAME COMMAND...  (a suite that only printed SKIPPED lines cou
 # Python: shared tools, parameter generators, P4Info cross-checks, vectors, PTF collection.
 # (eval/tests run inside `make -C eval test`, after the simulator they drive is built.)
 suite python .venv/bin/python -m pytest -q tools/tests $(ls -d ptf-tests/checks 2>/dev/null)
-# Java: ONOS app unit tests, checkstyle, .oar packaging.
+# P4 before Java: it compiles p4/build/<profile>, the device configs the pipeconfs bundle.
+suite p4 make -s -C p4 test
+# Java: ONOS app unit tests, checkstyle, .oar packaging (and the contract export PTF's contract check reads).
 [ -d "${HOME}/.m2/repository/org/onosproject/onos-api" ] || \
   echo "java: first build: Maven downloads ONOS 2.7.0 and its dependencies from Maven Central (a few minutes, quiet)"
 suite java mvn -B -q -Dstyle.color=never verify
 cat onos-app/target/surefire-reports/*.txt 2>/dev/null | awk -F'[:,]' '/^Tests run/ {r+=$2; f+=$4; e+=$6; s+=$8}
   END {if (r) printf "java: %d tests run, %d failures, %d errors, %d skipped\n", r, f, e, s}'
-# Each component's own suite (C++ model, P4 compile checks, PTF runner checks); they print their own SKIPPED lines.
-for comp in eval p4 ptf-tests; do
+# The C++ model and the PTF suite on BMv2 (after Java: the contract check writes the app's export).
+for comp in eval ptf-tests; do
   suite "$comp" make -s -C "$comp" test
 done
 
 echo
 grep -h '^SKIPPED:' "$LOG"/*.log || true
 echo "skipped checks: ${skipped_checks} (listed above; each names what it needs)"
+echo "suite times: ${times[*]}"
 echo "suites: ${passed} passed, ${failed} failed, ${skipped} skipped${failures:+ (failed: ${failures[*]})}"
 [ "$failed" -eq 0 ]

@@ -61,11 +61,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 
 /**
  * The ccfair application: keeps intents in the distributed store, recomputes
@@ -105,12 +102,29 @@ public class AppComponent implements CcfairService {
     @Reference(cardinality = ReferenceCardinality.OPTIONAL)
     protected CodecService codecService;
 
-    /** Writes policy to devices; set by the binding (pipeconf package: FlowRuleWriter) or tests. */
-    protected volatile DeviceWriter writer = (d, ws) -> {
-        throw new IllegalStateException("no device writer bound");
-    };
-    /** Reads live statistics; set by the P4Runtime binding or tests. */
-    protected volatile StatsSource statsSource = (d, ports) -> Map.of();
+    /** Where rounds run; tests substitute a runner they drive by hand. */
+    protected Supplier<RoundRunner> rounds =
+            () -> RoundRunner.background("ccfair-recompute", ROUND_STOP_TIMEOUT_MS);
+
+    /** The device writer and statistics source, bound together (P4RuntimeBinding, or tests). */
+    private static final class Binding {
+        final DeviceWriter writer;
+        final StatsSource stats;
+
+        Binding(DeviceWriter writer, StatsSource stats) {
+            this.writer = writer;
+            this.stats = stats;
+        }
+    }
+
+    // How long deactivate() waits for a round in progress (above FlowRuleWriter's stage timeout).
+    static final long ROUND_STOP_TIMEOUT_MS = 60_000;
+
+    // Null until bind(): a round needs both halves, and reads them once (roundBinding).
+    private volatile Binding binding;
+    // The binding of the round in progress: the engine's writer calls go to it alone.
+    private Binding roundBinding;
+    private final Object roundLock = new Object();
 
     private ApplicationId appId;
     private CcfairParams params;
@@ -121,8 +135,7 @@ public class AppComponent implements CcfairService {
     // Stats indices netcfg fixes per device (CcfairConfig); other devices get StatsIndex.assign.
     private volatile Map<String, Map<Long, Integer>> fixedIndices = Map.of();
     private Cocoa cocoa;
-    private ScheduledExecutorService executor;
-    private ScheduledFuture<?> periodic;
+    private RoundRunner runner;
     private long periodMs;
     private final AtomicBoolean pending = new AtomicBoolean();
 
@@ -150,17 +163,17 @@ public class AppComponent implements CcfairService {
         engine = new PolicyEngine(params, new DeviceWriter() {
             @Override
             public void write(String d, List<PolicyWrite> ws) throws Exception {
-                writer.write(d, ws);
+                roundBinding.writer.write(d, ws);
             }
 
             @Override
             public void write(String d, List<PolicyWrite> ws, boolean full) throws Exception {
-                writer.write(d, ws, full);
+                roundBinding.writer.write(d, ws, full);
             }
 
             @Override
             public long storedEntries(String d) {
-                return writer.storedEntries(d);
+                return roundBinding.writer.storedEntries(d);
             }
         });
         cocoa = new Cocoa(params);
@@ -184,7 +197,8 @@ public class AppComponent implements CcfairService {
         if (watchdogService != null) {
             watchdogService.addListener(watchdogListener);
         }
-        executor = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "ccfair-recompute"));
+        runner = rounds.get();
+        periodMs = 0;
         schedule(params.integer("controller", "recompute_period_ms"));
         if (netcfgRegistry != null) {
             netcfgRegistry.registerConfigFactory(configFactory);
@@ -197,8 +211,9 @@ public class AppComponent implements CcfairService {
 
     @Deactivate
     protected void deactivate() {
-        if (executor != null) {
-            executor.shutdownNow();
+        if (runner != null) {
+            runner.stop();  // waits for the round in progress: nothing writes after deactivation
+            runner = null;
         }
         if (codecService != null) {
             codecService.unregisterCodec(FairnessIntent.class);
@@ -232,8 +247,7 @@ public class AppComponent implements CcfairService {
      * @param s statistics source
      */
     public void bind(DeviceWriter w, StatsSource s) {
-        this.writer = w;
-        this.statsSource = s;
+        this.binding = new Binding(w, s);  // one write: no round sees a new writer with an old source
         recompute();
     }
 
@@ -306,8 +320,9 @@ public class AppComponent implements CcfairService {
     @Override
     public void recompute() {
         // Coalesce bursts of events into one round.
-        if (executor != null && pending.compareAndSet(false, true)) {
-            executor.execute(() -> {
+        RoundRunner r = runner;
+        if (r != null && pending.compareAndSet(false, true)) {
+            r.submit(() -> {
                 pending.set(false);
                 recomputeSafely();
             });
@@ -320,14 +335,11 @@ public class AppComponent implements CcfairService {
      * @param ms period
      */
     synchronized void schedule(long ms) {
-        if (periodic != null && ms == periodMs) {
+        if (runner == null || ms == periodMs) {
             return;
         }
-        if (periodic != null) {
-            periodic.cancel(false);
-        }
         periodMs = ms;
-        periodic = executor.scheduleWithFixedDelay(this::recomputeSafely, ms, ms, TimeUnit.MILLISECONDS);
+        runner.every(ms, this::recomputeSafely);
     }
 
     /**
@@ -347,8 +359,27 @@ public class AppComponent implements CcfairService {
         }
     }
 
-    /** One round: read statistics of mastered devices, compile, push. */
+    /**
+     * One round: read statistics of mastered devices, compile, push. Rounds never overlap
+     * (whoever calls), and one before bind() does nothing: it has nowhere to write.
+     */
     void recomputeNow() {
+        synchronized (roundLock) {
+            Binding b = binding;
+            if (b == null) {
+                log.debug("ccfair round skipped: no device writer bound yet");
+                return;
+            }
+            roundBinding = b;
+            try {
+                round(b.stats);
+            } finally {
+                roundBinding = null;
+            }
+        }
+    }
+
+    private void round(StatsSource statsSource) {
         FabricView fabric = fabric();
         List<FairnessIntent> intents = store == null ? List.of() : store.all();
         for (String d : fabric.deviceIds()) {
@@ -364,7 +395,7 @@ public class AppComponent implements CcfairService {
             });
             try {
                 statsCache.update(d, statsSource.read(d, ports));
-                observeQueues(d, fabric, ports);
+                observeQueues(statsSource, d, fabric, ports);
             } catch (Exception e) {
                 log.warn("ccfair cannot read statistics of {}: {}", d, e.getMessage());
             }
@@ -374,7 +405,8 @@ public class AppComponent implements CcfairService {
     }
 
     // Feeds the Cocoa loop with this round's per-queue counters (adaptive buffers).
-    private void observeQueues(String d, FabricView fabric, Map<Long, Integer> ports) throws Exception {
+    private void observeQueues(StatsSource statsSource, String d, FabricView fabric, Map<Long, Integer> ports)
+            throws Exception {
         int numQueues = engine.compiler().numQueues();
         Map<Long, List<QueueStats>> queues = statsSource.readQueues(d, ports, numQueues);
         Map<Long, List<GroupStats>> groups = statsCache.device(d);

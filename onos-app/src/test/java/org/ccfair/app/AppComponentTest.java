@@ -81,6 +81,7 @@ public class AppComponentTest {
             }
         };
         app.storageService = new TestStorageService();
+        app.rounds = ManualRounds::new;  // no background round: each test runs the rounds it asserts on
         return app;
     }
 
@@ -269,10 +270,7 @@ public class AppComponentTest {
                      });
             app.recomputeNow();
             assertFalse(asked.isEmpty());
-            synchronized (asked) {
-                // every round (the scheduled one may run too) asks for the same cells
-                asked.forEach(m -> assertEquals(Map.of(100L, 0, 300L, 2), m));
-            }
+            assertEquals("one round, one read", List.of(Map.of(100L, 0, 300L, 2)), asked);
             assertEquals(2, app.policies().get(id.toString()).port(300).statsIndex());
             assertNull(app.policies().get(id.toString()).port(150));
 
@@ -280,13 +278,56 @@ public class AppComponentTest {
             app.applyConfig(config("{\"stats_indices\":{\"device:leaf1\":{\"300\":5}}}"));
             asked.clear();
             app.recomputeNow();
-            synchronized (asked) {
-                assertEquals(Map.of(300L, 5), asked.get(asked.size() - 1));
-            }
+            assertEquals(List.of(Map.of(300L, 5)), asked);
             assertEquals(5, app.policies().get(id.toString()).port(300).statsIndex());
             assertNull("a port netcfg leaves out is not configured", app.policies().get(id.toString()).port(100));
         } finally {
             app.deactivate();
         }
+    }
+
+    /** Rounds wait for bind(): before it a round has nowhere to write; bind() asks for one round. */
+    @Test
+    public void roundsStartAtBindAndNeverRunInTheBackgroundOfATest() throws Exception {
+        DeviceId id = DeviceId.deviceId("device:leaf1");
+        Device dev = device(id);
+        ManualRounds rounds = new ManualRounds();
+        AppComponent app = unactivated();
+        app.rounds = () -> rounds;
+        app.deviceService = devices(dev, List.of(port(dev, 1, true)), new ArrayList<>());
+        app.activate();
+        try {
+            assertEquals(app.params().integer("controller", "recompute_period_ms"), rounds.periodMs);
+            app.recomputeNow();
+            assertTrue("no writer bound: the round computes nothing", app.policies().isEmpty());
+            FakeFlowRuleService flows = new FakeFlowRuleService();
+            app.bind(new FlowRuleWriter(app.params(), app.appId(), flows, new FakeGroupService(), d -> "tofino",
+                                        1000), (d, p) -> Map.of());
+            assertTrue("bind() only submits its round", flows.deviceContents(id).isEmpty());
+            assertEquals(1, rounds.runSubmitted());
+            assertFalse(flows.deviceContents(id).isEmpty());
+        } finally {
+            app.deactivate();
+        }
+        assertTrue(rounds.stopped);
+    }
+
+    /** ONOS's runner: stop() returns only once the round in progress has ended. */
+    @Test
+    public void backgroundRunnerStopWaitsForTheRoundInProgress() throws Exception {
+        RoundRunner r = RoundRunner.background("test-rounds", 10_000);
+        java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean ended = new java.util.concurrent.atomic.AtomicBoolean();
+        r.submit(() -> {
+            started.countDown();
+            long until = System.nanoTime() + 200_000_000L;  // busy, ignoring the interrupt stop() sends
+            while (System.nanoTime() < until) {
+                Thread.onSpinWait();
+            }
+            ended.set(true);
+        });
+        assertTrue(started.await(10, java.util.concurrent.TimeUnit.SECONDS));
+        r.stop();
+        assertTrue("stop() returned while the round still ran", ended.get());
     }
 }
