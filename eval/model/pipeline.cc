@@ -540,8 +540,8 @@ Pipeline::Enqueue(const Pkt& p)
                 md.bridged.qid, m_nextId++};
     // model-only TM: the queue, its depth in cells, the port's shared buffer
     QueueState& q = m_q[md.bridged.qid];
-    FlowDiag& diag = DiagFlow(p, md.bridged.flow_idx, md.bridged.group);
     CocoaGuard(q, t);
+    FlowDiag& diag = DiagFlow(p, md.bridged.flow_idx, md.bridged.group);
     if (m_c.buffer_pkts && m_totalPkts >= m_c.buffer_pkts)
     {
         q.buffer_drops++;
