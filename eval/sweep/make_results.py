@@ -92,7 +92,7 @@ SHORT_LONG = ["cubic", "bbr", "vegas", "illinois"]
 SHORT_RTT_MS = 40
 SHORT_CC = "cubic"
 # The last arrivals get 10 s (4 s at 100 Mbit/s) to complete; 20 Mbit/s runs cost ~4 CPU-s,
-# 100 Mbit/s ones 9-25 CPU-s (ns-3.44): the section is ~75 CPU-s.
+# 100 Mbit/s ones 9-25 CPU-s (ns-3.44): the section is 55-77 CPU-s.
 SHORT = [  # (label, link, web load, duration_s, warmup_s = start of arrivals, end of arrivals)
     ("20 Mbit/s, 30 % web load", LINK, 0.3, 60, 5, 50),
     ("20 Mbit/s, 60 % web load", LINK, 0.6, 60, 5, 50),
