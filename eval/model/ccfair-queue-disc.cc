@@ -113,6 +113,13 @@ CcfairQueueDisc::GetPipeline() const
     return *m_pipe;
 }
 
+void
+CcfairQueueDisc::ResetDiagnostics()
+{
+    if (m_pipe)
+        m_pipe->ResetDiag();
+}
+
 uint64_t
 CcfairQueueDisc::NowNs() const
 {

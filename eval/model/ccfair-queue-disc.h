@@ -54,6 +54,10 @@ class CcfairQueueDisc : public QueueDisc
     /** Direct access for tests and the runner (read-only use). */
     const ccfair::Pipeline& GetPipeline() const;
 
+    /** Start a new window of the model's diagnostics (drops by reason, CTV at its range edge,
+     *  R* against the fair rate; Pipeline::ResetDiag). The simulator calls it at warm-up. */
+    void ResetDiagnostics();
+
   private:
     bool DoEnqueue(Ptr<QueueDiscItem> item) override;
     Ptr<QueueDiscItem> DoDequeue() override;

@@ -541,9 +541,11 @@ Pipeline::Enqueue(const Pkt& p)
     // model-only TM: the queue, its depth in cells, the port's shared buffer
     QueueState& q = m_q[md.bridged.qid];
     CocoaGuard(q, t);
+    FlowDiag& diag = DiagFlow(p, md.bridged.flow_idx, md.bridged.group);
     if (m_c.buffer_pkts && m_totalPkts >= m_c.buffer_pkts)
     {
         q.buffer_drops++;
+        diag.buffer++;
         r.verdict = Verdict::DROP_BUFFER;
         return r;
     }
@@ -939,6 +941,7 @@ Pipeline::Dequeue(uint64_t now_ns)
         if (r.action != Action::FORWARD && r.action != Action::MARK)
             q.deficit += int32_t(b.size); // a dropped packet uses no link time
         CocoaGuard(q, now);
+        DiagDequeue(b, e, q, qi, r.action);
         return r;
     }
     return r;
@@ -1268,6 +1271,104 @@ Pipeline::StatsJson() const
     o << "],\"queued_pkts\":" << m_totalPkts << ",\"active_queues\":" << m_active.size()
       << ",\"collisions\":" << m_untracked[0] << ",\"fair_rate_bin\":" << int(m_fairRateBin) << "}";
     return o.str();
+}
+
+// ---------------------------------------------------------------- diagnostics (model-only)
+// Counters of the verdicts, read by the simulator; no decision reads them. They cost one hash-map
+// look-up per arriving packet and a few additions per dequeued one.
+
+FlowDiag&
+Pipeline::DiagFlow(const Pkt& p, uint32_t flow_idx, uint8_t group)
+{
+    auto [it, fresh] = m_diag.flows.try_emplace(flow_idx);
+    FlowDiag& d = it->second;
+    if (fresh)
+        d.src = p.src, d.sport = p.sport, d.dst = p.dst, d.dport = p.dport;
+    else if (!((d.src == p.src && d.sport == p.sport && d.dst == p.dst && d.dport == p.dport) ||
+               (d.src == p.dst && d.sport == p.dport && d.dst == p.src && d.dport == p.sport)))
+        m_diag.key_collisions++; // two flows share a 32-bit hash: their counts merge (reported)
+    d.pkts++;
+    d.pkts_ant += group == GROUP_ANT;
+    d.pkts_mouse += group == GROUP_MOUSE;
+    return d;
+}
+
+void
+Pipeline::DiagDequeue(const Bridged& b, const EgMd& e, const QueueState& q, uint8_t qi, Action a)
+{
+    // the verdict, on the entry the packet's arrival made (Enqueue hashes every packet)
+    FlowDiag& d = m_diag.flows[b.flow_idx];
+    d.pv += a == Action::DROP_PV;
+    d.limit += a == Action::DROP_LIMIT;
+    d.ss += a == Action::DROP_PROACTIVE;
+    d.marks += a == Action::MARK;
+    // the CTV this packet met against the controller's range for its queue
+    if (m_diag.queues.size() < m_q.size())
+        m_diag.queues.resize(m_q.size());
+    QueueDiag& qd = m_diag.queues[qi];
+    qd.pkts++;
+    qd.at_lo += e.ctv == q.ctv_lo;
+    qd.at_hi += e.ctv == q.ctv_hi;
+    qd.at_edge += e.ctv == q.ctv_lo || e.ctv == q.ctv_hi;
+    // R* = TVF^-1(CTV) on the model's falling TVF (pv_max/2 at the centre bin c, pv_max/(2 d) per
+    // bin, d = steps per decade), continuous, + 1 bin for the marker's whole-bin floor of pos
+    // (docs/eval.md; as the fairness analysis of 2026-11-25 computes it), against the
+    // controller's fair rate. Without a long-lived flow (fair_rate_bin 255) there is none.
+    if (m_fairRateBin == 255 || m_fairBps == 0)
+        return;
+    const double dd = double(m_c.tvf_steps_per_decade);
+    const double istar = double(m_centreBin) + 1.0 + (double(m_c.pv_max) / 2.0 - double(e.ctv)) * 2.0 * dd /
+                                                          double(m_c.pv_max);
+    const double x = std::log10(double(m_c.tvf_min_kbps)) + istar / dd - std::log10(double(m_fairBps) / 1e3);
+    const int nb = 2 * Diag::kRstarDecades * Diag::kRstarBinsPerDecade;
+    if (m_diag.rstar_hist.size() != size_t(nb))
+        m_diag.rstar_hist.assign(size_t(nb), 0);
+    const int bin = int(std::floor((x + Diag::kRstarDecades) * Diag::kRstarBinsPerDecade));
+    m_diag.rstar_hist[size_t(std::clamp(bin, 0, nb - 1))]++;
+    m_diag.rstar_sum += std::pow(10.0, x);
+}
+
+void
+Pipeline::ResetDiag()
+{
+    // flows keep their tuples (a flow's later packets find their entry); counts restart
+    for (auto& [k, d] : m_diag.flows)
+    {
+        const FlowDiag keep = d;
+        d = FlowDiag{};
+        d.src = keep.src, d.sport = keep.sport, d.dst = keep.dst, d.dport = keep.dport;
+    }
+    m_diag.queues.assign(m_q.size(), QueueDiag{});
+    m_diag.rstar_hist.assign(m_diag.rstar_hist.size(), 0);
+    m_diag.rstar_sum = 0;
+    m_diag.key_collisions = 0;
+}
+
+uint64_t
+Pipeline::RstarSamples() const
+{
+    uint64_t n = 0;
+    for (uint64_t c : m_diag.rstar_hist)
+        n += c;
+    return n;
+}
+
+double
+Pipeline::RstarOverFair(double q) const
+{
+    const uint64_t n = RstarSamples();
+    if (n == 0)
+        return 0.0;
+    // the bin holding the sample of rank ceil(q n) (1-based; q = 0: the smallest), at its centre
+    const uint64_t rank = std::max<uint64_t>(1, uint64_t(std::ceil(std::clamp(q, 0.0, 1.0) * double(n))));
+    uint64_t cum = 0;
+    for (size_t i = 0; i < m_diag.rstar_hist.size(); ++i)
+    {
+        cum += m_diag.rstar_hist[i];
+        if (cum >= rank)
+            return std::pow(10.0, (double(i) + 0.5) / Diag::kRstarBinsPerDecade - Diag::kRstarDecades);
+    }
+    return 0.0;
 }
 
 } // namespace ccfair

@@ -16,6 +16,7 @@
 #include <deque>
 #include <functional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace ccfair
@@ -190,6 +191,38 @@ struct QueueState
     uint32_t sent = 0;
 };
 
+/** Model-only diagnostics of one flow (read-out; no decision reads it): where its packets were
+ *  queued and the verdicts they got. Keyed by the full 32-bit flow hash (flow_idx before masking),
+ *  so packets of untracked (colliding) flows are counted too. */
+struct FlowDiag
+{
+    uint32_t src = 0, dst = 0; // the tuple of the flow's first packet
+    uint16_t sport = 0, dport = 0;
+    uint64_t pkts = 0, pkts_ant = 0, pkts_mouse = 0; // arrivals, by the group they are queued as
+    uint64_t pv = 0, limit = 0, buffer = 0, ss = 0;  // drops: PV < CTV, Cocoa limit, shared buffer, slow-start
+    uint64_t marks = 0;                              // CE marks
+};
+
+/** Model-only diagnostics of one queue: packets dequeued, and how many of them found the CTV at
+ *  the controller's range edge (ctv_lo or ctv_hi): an AQM pinned at an edge does not regulate. */
+struct QueueDiag
+{
+    uint64_t pkts = 0, at_lo = 0, at_hi = 0, at_edge = 0;
+};
+
+/** All model-only diagnostics since the last Pipeline::ResetDiag(). */
+struct Diag
+{
+    std::unordered_map<uint32_t, FlowDiag> flows;
+    std::vector<QueueDiag> queues;
+    // R*/fair per dequeued packet while the controller has a fair rate: log10 in kRstarBinsPerDecade
+    // bins over [-kRstarDecades, +kRstarDecades) (the ends collect what lies beyond)
+    static constexpr int kRstarBinsPerDecade = 200, kRstarDecades = 2;
+    std::vector<uint64_t> rstar_hist;
+    double rstar_sum = 0;       // sum of R*/fair, for the mean
+    uint64_t key_collisions = 0; // packets whose 32-bit flow hash was first seen with another tuple
+};
+
 class Pipeline
 {
   public:
@@ -222,6 +255,15 @@ class Pipeline
     uint8_t QueueOf(uint8_t group, uint8_t slot) const { return m_queueMap[group * kSlots + (slot & (kSlots - 1))]; }
     uint16_t Tvf(uint8_t group, uint32_t bin) const { return m_tvf[group][bin]; }
     std::string StatsJson() const;
+
+    // --- diagnostics (model-only, always on): counted where the verdicts are decided
+    /** Start a new diagnostics window (the simulator calls it at the end of warm-up). */
+    void ResetDiag();
+    const Diag& Diagnostics() const { return m_diag; }
+    /** Quantile q in [0, 1] of R* over the fair rate for the window's packets (R* = TVF^-1 of the CTV they met);
+     *  0 without samples. */
+    double RstarOverFair(double q) const;
+    uint64_t RstarSamples() const;
 
     // --- controller writes
     Config& MutableCfg() { return m_c; }
@@ -287,6 +329,8 @@ class Pipeline
     // model-only
     void CocoaOnFull(QueueState& q, uint64_t t);
     void CocoaGuard(QueueState& q, uint64_t t);
+    FlowDiag& DiagFlow(const Pkt& p, uint32_t flow_idx, uint8_t group);
+    void DiagDequeue(const Bridged& b, const EgMd& e, const QueueState& q, uint8_t qi, Action a);
     uint16_t NextRand();
     uint8_t GroupId(uint32_t family, uint32_t sub) const { return uint8_t(2 + family * m_c.k + sub); }
 
@@ -323,6 +367,7 @@ class Pipeline
     std::vector<QueueState> m_q;
     std::vector<GroupStats> m_g;
     std::deque<uint8_t> m_active;             // DRR active list
+    Diag m_diag;                              // diagnostics (read-out only)
     uint64_t m_lastTick = 0;
     uint32_t m_totalPkts = 0;
     uint64_t m_nextId = 1;

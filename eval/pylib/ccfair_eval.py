@@ -49,8 +49,40 @@ LIMITS = {  # field -> (min, max, integer?)
     "flows[].count": (1, 1000, True),
     "flows[].rtt_ms": (2.0, 1000.0, False),  # 2 ms = twice the bottleneck's own delay
     "flows[].start_s": (0.0, 3600.0, False),
+    "short_flows.rtt_ms": (2.0, 1000.0, False),
+    "short_flows.arrival_per_s": (0.01, 2000.0, False),
+    "short_flows.start_s": (0.0, 3600.0, False),
+    "short_flows.stop_s": (0.0, 3600.0, False),
 }
 MAX_FLOWS = 1000
+# Short flows are connections from one sender's ephemeral ports (16,384 in ns-3): the expected
+# number, arrival_per_s x (stop_s - start_s), stays well below.
+MAX_SHORT_FLOWS = 10000
+
+# Short-flow size distributions (the simulator draws them; eval/sim/dumbbell.cc kWeb*).
+# "web": bounded Pareto, tail index 0.63 (the upper end of the 0.40-0.63 Arlitt and Williamson,
+# "Web Server Workload Characterization: The Search for Invariants", SIGMETRICS 1996, measured
+# for transferred file sizes), bounded to [2 KB, 10 MB].
+WEB_SIZES = {"alpha": 0.63, "min_bytes": 2e3, "max_bytes": 1e7}
+SIZE_DISTS = ["web"]
+SMALL_FLOW_BYTES = 100e3  # FCT buckets: < 100 KB and >= 100 KB
+
+
+def web_mean_bytes(d=WEB_SIZES):
+    """Mean of the bounded Pareto: a/(1-a) (L^a H^(1-a) - L) / (1 - (L/H)^a) for a != 1."""
+    a, lo, hi = d["alpha"], d["min_bytes"], d["max_bytes"]
+    return a / (1 - a) * (lo ** a * hi ** (1 - a) - lo) / (1 - (lo / hi) ** a)
+
+
+def web_share_at_least(x, d=WEB_SIZES):
+    """P(size >= x) of the bounded Pareto."""
+    a, lo, hi = d["alpha"], d["min_bytes"], d["max_bytes"]
+    return ((lo / x) ** a - (lo / hi) ** a) / (1 - (lo / hi) ** a)
+
+
+def arrival_for_load(load, rate_mbps, d=WEB_SIZES):
+    """Poisson arrival rate (1/s) at which web flows offer `load` x the link rate on average."""
+    return load * rate_mbps * 1e6 / (8 * web_mean_bytes(d))
 
 
 class ScenarioError(ValueError):
@@ -84,7 +116,7 @@ def _keys(obj, field, required, optional):
 def validate(scn, aqm_override=None):
     """Check a parsed scenario; return a normalised copy (defaults filled, flows expanded)."""
     _keys(scn, "", ["name", "link", "duration_s", "flows"],
-          ["seed", "warmup_s", "aqm", "description"])
+          ["seed", "warmup_s", "aqm", "description", "short_flows"])
     if not isinstance(scn["name"], str) or not scn["name"].strip():
         raise ScenarioError("name: expected a non-empty string")
     if "description" in scn and not isinstance(scn["description"], str):
@@ -126,6 +158,37 @@ def validate(scn, aqm_override=None):
     if len(expanded) > MAX_FLOWS:
         raise ScenarioError("flows: %d flows in total, at most %d" % (len(expanded), MAX_FLOWS))
     out["flows"] = expanded
+    if "short_flows" in scn:
+        out["short_flows"] = _short_flows(scn["short_flows"], out["duration_s"])
+    return out
+
+
+def _short_flows(sf, duration_s):
+    """The optional "short_flows" object: Poisson arrivals of web-size TCP transfers."""
+    field = "short_flows"
+    _keys(sf, field, ["cc", "rtt_ms", "arrival_per_s"], ["size_dist", "start_s", "stop_s"])
+    if sf["cc"] not in CCS:
+        raise ScenarioError("%s.cc: unknown congestion control %s (known: %s)"
+                            % (field, json.dumps(sf["cc"]), ", ".join(CCS)))
+    dist = sf.get("size_dist", "web")
+    if dist not in SIZE_DISTS:
+        raise ScenarioError("%s.size_dist: unknown size distribution %s (known: %s)"
+                            % (field, json.dumps(dist), ", ".join(SIZE_DISTS)))
+    out = {"cc": sf["cc"], "size_dist": dist}
+    for k in ("rtt_ms", "arrival_per_s"):
+        out[k] = _number(sf[k], "%s.%s" % (field, k))
+    out["start_s"] = _number(sf.get("start_s", 0), field + ".start_s")
+    out["stop_s"] = _number(sf.get("stop_s", duration_s), field + ".stop_s")
+    if out["start_s"] >= duration_s:
+        raise ScenarioError("%s.start_s: %s is not before duration_s (%s)" % (field, out["start_s"], duration_s))
+    if not out["start_s"] < out["stop_s"] <= duration_s:
+        raise ScenarioError("%s.stop_s: %s must be above start_s (%s) and at most duration_s (%s)"
+                            % (field, out["stop_s"], out["start_s"], duration_s))
+    expected = out["arrival_per_s"] * (out["stop_s"] - out["start_s"])
+    if expected > MAX_SHORT_FLOWS:
+        raise ScenarioError("%s.arrival_per_s: %g/s over %g s is %d flows expected, at most %d"
+                            % (field, out["arrival_per_s"], out["stop_s"] - out["start_s"], expected,
+                               MAX_SHORT_FLOWS))
     return out
 
 
@@ -167,10 +230,15 @@ def expected_groups(cc):
 
 def sim_args(s, timeline_ms=0, sim=SIM):
     flows = ";".join("%s,%g,%g" % (CCS[f["cc"]][0], f["rtt_ms"], f["start_s"]) for f in s["flows"])
+    short = []
+    if "short_flows" in s:
+        sf = s["short_flows"]
+        short = ["--short=%s,%r,%r,%s,%r,%r" % (CCS[sf["cc"]][0], sf["rtt_ms"], sf["arrival_per_s"], sf["size_dist"],
+                                                sf["start_s"], sf["stop_s"])]
     return [sim, "--rate_mbps=%g" % s["rate_mbps"], "--buffer_pkts=%d" % s["buffer_pkts"],
             "--duration_s=%g" % s["duration_s"], "--warmup_s=%g" % s["warmup_s"],
             "--seed=%d" % s["seed"], "--aqm=%s" % s["aqm"], "--flows=%s" % flows,
-            "--timeline_ms=%g" % timeline_ms] + [
+            "--timeline_ms=%g" % timeline_ms] + short + [
             "--%s=%s" % kv for kv in sorted(s.get("tcp", {}).items())]
 
 
@@ -194,13 +262,81 @@ def run(s, timeline_ms=0, sim=SIM):
     return summarise(s, raw, timeline_ms)
 
 
+def percentile(xs, p):
+    """Nearest-rank percentile as the simulator computes its delay percentiles; None if empty."""
+    if not xs:
+        return None
+    v = sorted(xs)
+    return v[min(len(v) - 1, int(p * (len(v) - 1) + 0.5))]
+
+
+DROP_REASONS = ("pv", "limit", "buffer", "ss")
+
+
+def _drops(model):
+    """The ccfair model's drops of a flow by reason (eval/model: Pipeline's FlowDiag)."""
+    return {k: model[k] for k in DROP_REASONS}
+
+
+def _fct(records):
+    """FCT summary of [start_s, bytes, fct_ms or None] records."""
+    done = [r[2] for r in records if r[2] is not None]
+    return {"started": len(records), "completed": len(done),
+            "fct_p50_ms": percentile(done, 0.50), "fct_p99_ms": percentile(done, 0.99)}
+
+
+def summarise_short(s, raw, measure_s):
+    sf, rs = s["short_flows"], raw["short_flows"]
+    # [start_s, bytes, completion time ms (to the microsecond) or None: unfinished at the end]
+    recs = [[r[0], r[1], round(r[2] * 1e3, 3) if r[2] >= 0 else None] for r in rs["records"]]
+    out = {"cc": sf["cc"], "rtt_ms": sf["rtt_ms"], "arrival_per_s": sf["arrival_per_s"],
+           "size_dist": sf["size_dist"], "start_s": sf["start_s"], "stop_s": sf["stop_s"]}
+    out.update(_fct(recs))
+    out["unfinished"] = out["started"] - out["completed"]
+    # offered load of the sizes actually drawn, over the arrival window
+    out["offered_load"] = (sum(r[1] for r in recs) * 8 / ((sf["stop_s"] - sf["start_s"]) * s["rate_mbps"] * 1e6))
+    out["goodput_mbps"] = rs["rx_bytes_measured"] * 8 / measure_s / 1e6
+    out["lt_100kB"] = _fct([r for r in recs if r[1] < SMALL_FLOW_BYTES])
+    out["ge_100kB"] = _fct([r for r in recs if r[1] >= SMALL_FLOW_BYTES])
+    out["drops_total"], out["marks"] = rs["qdisc_drops"], rs["qdisc_marks"]
+    if "model" in rs:
+        m = rs["model"]
+        out["drops"], out["marks"] = _drops(m), m["marks"]
+        # the groups the switch queued the short flows' packets as (arrivals after warm-up)
+        n = m["pkts"]
+        out["groups"] = {"ant": m["pkts_ant"] / n if n else 0.0, "mouse": m["pkts_mouse"] / n if n else 0.0,
+                         "long_lived": (n - m["pkts_ant"] - m["pkts_mouse"]) / n if n else 0.0,
+                         # connections with packets after warm-up that were never queued as long-lived
+                         "flows_only_ant_mouse": m["conns_ant_mouse"] / m["conns"] if m["conns"] else 0.0}
+    out["records"] = recs
+    return out
+
+
+def summarise_ccfair(raw, flows, short):
+    """Top-level ccfair diagnostics: drops by reason, the CTV at its range edge, R* / fair."""
+    d = raw["ccfair_diag"]
+    parts = [f["drops"] for f in flows] + ([short["drops"]] if short else []) + [_drops(d["unattributed"])]
+    out = {"drops_by_reason": {k: sum(p[k] for p in parts) for k in DROP_REASONS}}
+    pkts = sum(q[1] for q in d["queues"])
+    for key, col in (("ctv_at_edge_share", 4), ("ctv_at_lo_share", 2), ("ctv_at_hi_share", 3)):
+        out[key] = sum(q[col] for q in d["queues"]) / pkts if pkts else None
+    out["ctv_queues"] = [{"queue": q[0], "pkts": q[1], "at_edge_share": q[4] / q[1]} for q in d["queues"]]
+    r = d["rstar_over_fair"]
+    out["rstar_over_fair"] = ({k: r[k] for k in ("p10", "p50", "p90", "mean")} if r["n"] else None)
+    out["diag_key_collisions"] = d["key_collisions"]
+    return out
+
+
 def summarise(s, raw, timeline_ms=0):
     measure_s = raw["measure_s"]
     names = group_names() if s["aqm"] == "ccfair" else None
     flows = []
     for spec, rf in zip(s["flows"], raw["flows"]):
         f = {"cc": spec["cc"], "rtt_ms": spec["rtt_ms"], "start_s": spec["start_s"],
-             "goodput_mbps": rf["rx_bytes_measured"] * 8 / measure_s / 1e6}
+             "goodput_mbps": rf["rx_bytes_measured"] * 8 / measure_s / 1e6,
+             "drops_total": rf["qdisc_drops"], "marks": rf["qdisc_marks"]}
+        if "model" in rf:
+            f["drops"], f["marks"] = _drops(rf["model"]), rf["model"]["marks"]
         if names is not None:
             # [t_s, group] at every change; the flow is in "ant" (group 0) before the first.
             f["group_timeline"] = [[round(t, 4), names[new]] for t, _old, new in rf["group_changes"]]
@@ -217,6 +353,11 @@ def summarise(s, raw, timeline_ms=0):
         "max_queued_pkts": raw["max_queued_pkts"],
         "flows": flows,
     }
+    short = summarise_short(s, raw, measure_s) if "short_flows" in s else None
+    if "ccfair_diag" in raw:
+        out.update(summarise_ccfair(raw, flows, short))
+    if short:
+        out["short_flows"] = short
     if timeline_ms:
         out["timeline_ms"] = timeline_ms
     return out

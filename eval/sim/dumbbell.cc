@@ -6,6 +6,8 @@
 // disc of L's bottleneck device; every other device gets a deep pfifo so it never shapes
 // traffic. Validation of scenario files happens in eval/run (Python); this program only
 // rejects what it cannot build, with exit code 2. Output: one raw JSON line on stdout.
+// Optional short flows (--short): Poisson arrivals of web-size transfers, each a new TCP
+// connection from one more sender node, timed from its start to its last byte's arrival.
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
@@ -14,9 +16,11 @@
 #include "ns3/traffic-control-module.h"
 #ifdef CCFAIR_MODEL
 #include "ccfair-queue-disc.h"
+#include "pipeline.h" // the model's diagnostics read-out
 #endif
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -46,6 +50,24 @@ Fail(const std::string& msg)
     std::cerr << "dumbbell: " << msg << std::endl;
     std::exit(2);
 }
+
+// Short-flow sizes "web": a bounded Pareto (docs/eval.md, "Short flows"): tail index 0.63, the
+// upper end of the 0.40-0.63 Arlitt and Williamson measured for transferred file sizes on six
+// Web servers (SIGMETRICS 1996), bounded to [2 KB, 10 MB]; mean 76.5 KB. eval/pylib's WEB_SIZES
+// holds the same numbers (the sweep sets arrival rates from the mean).
+const double kWebAlpha = 0.63;
+const double kWebMinBytes = 2e3;
+const double kWebMaxBytes = 1e7;
+
+struct ShortSpec
+{
+    std::string tcpType;
+    double rttMs = 0;
+    double arrivalPerS = 0;
+    std::string dist;
+    double startS = 0;
+    double stopS = 0;
+};
 
 std::vector<std::string>
 Split(const std::string& s, char sep)
@@ -92,6 +114,30 @@ ParseFlows(const std::string& s)
         Fail("--flows is empty");
     }
     return flows;
+}
+
+// "ns3::TcpCubic,40,20,web,5,35" -> short flows (TYPE,RTT_MS,ARRIVAL_PER_S,DIST,START_S,STOP_S)
+ShortSpec
+ParseShort(const std::string& s, double durationS)
+{
+    auto parts = Split(s, ',');
+    if (parts.size() != 6)
+    {
+        Fail("--short '" + s + "' is not TYPE,RTT_MS,ARRIVAL_PER_S,DIST,START_S,STOP_S");
+    }
+    ShortSpec spec{parts[0], std::stod(parts[1]), std::stod(parts[2]), parts[3], std::stod(parts[4]),
+                   std::stod(parts[5])};
+    TypeId tid;
+    if (!TypeId::LookupByNameFailSafe(spec.tcpType, &tid))
+    {
+        Fail("unknown TCP type '" + spec.tcpType + "' in --short");
+    }
+    if (spec.rttMs < 2 * kBottleneckDelayMs || spec.arrivalPerS <= 0 || spec.dist != "web" ||
+        spec.startS < 0 || spec.stopS <= spec.startS || spec.stopS > durationS)
+    {
+        Fail("--short needs rtt_ms >= 2, arrival_per_s > 0, dist web, 0 <= start_s < stop_s <= duration_s");
+    }
+    return spec;
 }
 
 std::string
@@ -151,6 +197,10 @@ struct Meter
     uint32_t maxQueued = 0;     // peak packets held by the root queue disc (whole run)
     std::vector<double> sojournMs;  // bottleneck queuing delays of packets sent after warm-up
     std::map<uint32_t, size_t> flowBySrc; // sender IPv4 (host order) -> flow index
+    bool measuring = false;               // set at warm-up, with the queue disc's stats snapshot
+    // per flow (index n: all short flows), after warm-up, from the root queue disc's traces
+    std::vector<uint64_t> qdDrops, qdMarks;
+    uint32_t shortSrc = 0;                // the short flows' sender IPv4, 0 without short flows
     struct Change
     {
         double t;
@@ -162,6 +212,30 @@ struct Meter
 };
 
 Meter g_meter;
+
+// The ccfair model's per-flow diagnostics summed over a flow's connections (ccfair runs only).
+struct DiagSum
+{
+    uint64_t pkts = 0, ant = 0, mouse = 0, pv = 0, limit = 0, buffer = 0, ss = 0, marks = 0;
+    // connections with packets in the window, and those whose every packet was an ant's or a mouse's
+    uint64_t conns = 0, connsAntMouse = 0;
+
+    void Add(uint64_t p, uint64_t a, uint64_t m, uint64_t v, uint64_t l, uint64_t b, uint64_t s, uint64_t k)
+    {
+        pkts += p, ant += a, mouse += m, pv += v, limit += l, buffer += b, ss += s, marks += k;
+        conns += p > 0;
+        connsAntMouse += p > 0 && a + m == p;
+    }
+
+    std::string Json() const
+    {
+        std::ostringstream o;
+        o << "{\"pkts\":" << pkts << ",\"pkts_ant\":" << ant << ",\"pkts_mouse\":" << mouse << ",\"pv\":" << pv
+          << ",\"limit\":" << limit << ",\"buffer\":" << buffer << ",\"ss\":" << ss << ",\"marks\":" << marks
+          << ",\"conns\":" << conns << ",\"conns_ant_mouse\":" << connsAntMouse << "}";
+        return o.str();
+    }
+};
 
 // Queuing delay of every packet the bottleneck transmits: from the moment the root queue
 // disc accepts it ("Enqueue" fires for packets held in its internal queues or child queue
@@ -210,6 +284,129 @@ OnPhyTxBegin(Ptr<const Packet> p)
     if (hi > lo)
     {
         g_meter.busyS += hi - lo;
+    }
+}
+
+// Drops and marks per flow, by the packet's sender: the root queue disc's "Drop" trace covers
+// drops before enqueue and after dequeue, including those of internal queues and child queue
+// discs, i.e. exactly what its nTotalDroppedPackets counts.
+size_t
+FlowOfItem(Ptr<const QueueDiscItem> item)
+{
+    Ptr<const Ipv4QueueDiscItem> ip = DynamicCast<const Ipv4QueueDiscItem>(item);
+    if (!ip)
+    {
+        return SIZE_MAX;
+    }
+    const uint32_t src = ip->GetHeader().GetSource().Get();
+    if (g_meter.shortSrc && src == g_meter.shortSrc)
+    {
+        return g_meter.qdDrops.size() - 1;
+    }
+    auto it = g_meter.flowBySrc.find(src);
+    return it == g_meter.flowBySrc.end() ? SIZE_MAX : it->second;
+}
+
+void
+OnQdiscDrop(Ptr<const QueueDiscItem> item)
+{
+    size_t f = FlowOfItem(item);
+    if (g_meter.measuring && f != SIZE_MAX)
+    {
+        g_meter.qdDrops[f]++;
+    }
+}
+
+void
+OnQdiscMark(Ptr<const QueueDiscItem> item, const char*)
+{
+    size_t f = FlowOfItem(item);
+    if (g_meter.measuring && f != SIZE_MAX)
+    {
+        g_meter.qdMarks[f]++;
+    }
+}
+
+// One short flow: a new TCP connection that sends `bytes` and closes. Its completion time runs
+// from the connection attempt (the SYN) to the arrival of its last byte at the receiver.
+struct ShortFlow
+{
+    double startS = 0;
+    uint64_t bytes = 0;
+    uint64_t rx = 0;
+    double doneS = -1;
+};
+
+struct ShortFlows
+{
+    ShortSpec spec;
+    Ptr<Node> sender;
+    Address sink;
+    std::vector<ShortFlow> flows;
+    std::unordered_map<uint16_t, size_t> byPort; // the sender's ephemeral port -> flow
+    Ptr<ExponentialRandomVariable> gap;
+    Ptr<UniformRandomVariable> size;
+    uint64_t rxMeasured = 0; // bytes delivered after warm-up
+};
+
+ShortFlows g_short;
+
+uint64_t
+WebSize(double u)
+{
+    // inverse CDF of the bounded Pareto on [L, H]: F(x) = (1 - (L/x)^a) / (1 - (L/H)^a)
+    const double tail = std::pow(kWebMinBytes / kWebMaxBytes, kWebAlpha);
+    return uint64_t(std::ceil(kWebMinBytes / std::pow(1.0 - u * (1.0 - tail), 1.0 / kWebAlpha)));
+}
+
+void
+StartShortFlow()
+{
+    ShortFlow f;
+    f.startS = Simulator::Now().GetSeconds();
+    f.bytes = std::min<uint64_t>(WebSize(g_short.size->GetValue()), uint64_t(kWebMaxBytes));
+    Ptr<Socket> s = Socket::CreateSocket(g_short.sender, TcpSocketFactory::GetTypeId());
+    if (s->Bind() != 0)
+    {
+        Fail("short flows: no ephemeral port left for flow " + std::to_string(g_short.flows.size()));
+    }
+    Address local;
+    s->GetSockName(local);
+    g_short.byPort[InetSocketAddress::ConvertFrom(local).GetPort()] = g_short.flows.size();
+    const uint64_t bytes = f.bytes;
+    g_short.flows.push_back(f);
+    // Send once connected (the 16 MiB send buffer holds the largest size), then close: the FIN
+    // follows the data.
+    s->SetConnectCallback(Callback<void, Ptr<Socket>>([bytes](Ptr<Socket> sock) {
+                              sock->Send(Create<Packet>(uint32_t(bytes)));
+                              sock->Close();
+                          }),
+                          Callback<void, Ptr<Socket>>([](Ptr<Socket>) {}));
+    s->Connect(g_short.sink);
+    Time next = Seconds(g_short.gap->GetValue());
+    if (Simulator::Now() + next < Seconds(g_short.spec.stopS))
+    {
+        Simulator::Schedule(next, &StartShortFlow);
+    }
+}
+
+void
+OnShortRx(Ptr<const Packet> p, const Address& from)
+{
+    if (g_meter.measuring)
+    {
+        g_short.rxMeasured += p->GetSize();
+    }
+    auto it = g_short.byPort.find(InetSocketAddress::ConvertFrom(from).GetPort());
+    if (it == g_short.byPort.end())
+    {
+        return;
+    }
+    ShortFlow& f = g_short.flows[it->second];
+    f.rx += p->GetSize();
+    if (f.doneS < 0 && f.rx >= f.bytes)
+    {
+        f.doneS = Simulator::Now().GetSeconds();
     }
 }
 
@@ -300,6 +497,7 @@ main(int argc, char* argv[])
     double accessFactor = 10;
     std::string aqm = "fifo";
     std::string flowsArg;
+    std::string shortArg;
     std::string recovery = "prr";
     bool timestamps = true;
     uint32_t delAck = 1; // the one departure from ns-3's defaults still needed on 3.44 (docs/eval.md)
@@ -313,6 +511,7 @@ main(int argc, char* argv[])
     cmd.AddValue("seed", "run number for the RNG", seed);
     cmd.AddValue("aqm", "fifo|red|codel|fq_codel|pie|fq_pie|ccfair", aqm);
     cmd.AddValue("flows", "TYPE,RTT_MS,START_S;...", flowsArg);
+    cmd.AddValue("short", "short flows: TYPE,RTT_MS,ARRIVAL_PER_S,DIST,START_S,STOP_S (DIST: web)", shortArg);
     cmd.AddValue("timeline_ms", "per-flow throughput sample period, 0 = off", timelineMs);
     cmd.AddValue("access_factor", "access link rate / bottleneck rate", accessFactor);
     cmd.AddValue("recovery", "TCP loss recovery: prr (ns-3 default) | classic", recovery);
@@ -330,6 +529,11 @@ main(int argc, char* argv[])
         Fail("need recovery prr|classic, delack >= 1 and delack_timeout_ms > 0");
     }
     std::vector<FlowSpec> flows = ParseFlows(flowsArg);
+    const bool haveShort = !shortArg.empty();
+    if (haveShort)
+    {
+        g_short.spec = ParseShort(shortArg, durationS);
+    }
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(seed);
     g_meter.warmup = Seconds(warmupS);
@@ -356,12 +560,16 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MicroSeconds(delAckTimeoutMs * 1e3)));
 
     const size_t n = flows.size();
+    // one more sender/receiver pair carries every short flow (node n)
+    const size_t nodes = n + (haveShort ? 1 : 0);
+    g_meter.qdDrops.assign(n + 1, 0);
+    g_meter.qdMarks.assign(n + 1, 0);
     NodeContainer routers;
     routers.Create(2);
     NodeContainer senders;
-    senders.Create(n);
+    senders.Create(nodes);
     NodeContainer receivers;
-    receivers.Create(n);
+    receivers.Create(nodes);
     InternetStackHelper stack;
     stack.InstallAll();
 
@@ -383,18 +591,19 @@ main(int argc, char* argv[])
 
     PointToPointHelper access;
     access.SetDeviceAttribute("DataRate", DataRateValue(DataRate(rateMbps * accessFactor * 1e6)));
-    std::vector<Ipv4Address> rcvAddr(n);
+    std::vector<Ipv4Address> rcvAddr(nodes);
     Ptr<UniformRandomVariable> jitter = CreateObject<UniformRandomVariable>();
-    for (size_t i = 0; i < n; ++i)
+    for (size_t i = 0; i < nodes; ++i)
     {
-        TypeId tid = TypeId::LookupByName(flows[i].tcpType);
+        const bool isShort = i == n;
+        TypeId tid = TypeId::LookupByName(isShort ? g_short.spec.tcpType : flows[i].tcpType);
         for (Ptr<Node> node : {senders.Get(i), receivers.Get(i)})
         {
             std::ostringstream path;
             path << "/NodeList/" << node->GetId() << "/$ns3::TcpL4Protocol/SocketType";
             Config::Set(path.str(), TypeIdValue(tid));
         }
-        double oneWayMs = flows[i].rttMs / 2 - kBottleneckDelayMs;
+        double oneWayMs = (isShort ? g_short.spec.rttMs : flows[i].rttMs) / 2 - kBottleneckDelayMs;
         access.SetChannelAttribute("Delay", TimeValue(MicroSeconds(oneWayMs * 1e3)));
         NetDeviceContainer s = access.Install(senders.Get(i), routers.Get(0));
         access.SetChannelAttribute("Delay", TimeValue(Seconds(0)));
@@ -409,7 +618,14 @@ main(int argc, char* argv[])
         Ipv4InterfaceContainer si = addr.Assign(s);
         addr.SetBase(rb.str().c_str(), "255.255.255.0");
         Ipv4InterfaceContainer ri = addr.Assign(r);
-        g_meter.flowBySrc[si.GetAddress(0).Get()] = i;
+        if (isShort)
+        {
+            g_meter.shortSrc = si.GetAddress(0).Get();
+        }
+        else
+        {
+            g_meter.flowBySrc[si.GetAddress(0).Get()] = i;
+        }
         rcvAddr[i] = ri.GetAddress(1);
     }
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
@@ -434,7 +650,35 @@ main(int argc, char* argv[])
         ba.Stop(Seconds(durationS));
     }
 
+    if (haveShort)
+    {
+        // One sink takes every short connection; Rx names the sender's port, hence the flow.
+        const uint16_t shortPort = 5001;
+        PacketSinkHelper sinkHelper("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), shortPort));
+        ApplicationContainer sa = sinkHelper.Install(receivers.Get(n));
+        sa.Start(Seconds(0));
+        sa.Get(0)->TraceConnectWithoutContext("Rx", MakeCallback(&OnShortRx));
+        g_short.sender = senders.Get(n);
+        g_short.sink = InetSocketAddress(rcvAddr[n], shortPort);
+        // Created only with short flows, so runs without them draw exactly as before. Fixed
+        // streams: every AQM sees the same arrivals and sizes for a seed (an automatic stream
+        // number would depend on the random variables the AQM under test created first).
+        g_short.gap = CreateObject<ExponentialRandomVariable>();
+        g_short.gap->SetAttribute("Mean", DoubleValue(1.0 / g_short.spec.arrivalPerS));
+        g_short.gap->SetStream(7001);
+        g_short.size = CreateObject<UniformRandomVariable>();
+        g_short.size->SetStream(7002);
+        Simulator::Schedule(Seconds(g_short.spec.startS + g_short.gap->GetValue()), [&]() {
+            if (Simulator::Now() < Seconds(g_short.spec.stopS))
+            {
+                StartShortFlow();
+            }
+        });
+    }
+
     bnDevs.Get(0)->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&OnPhyTxBegin));
+    qdisc->TraceConnectWithoutContext("Drop", MakeCallback(&OnQdiscDrop));
+    qdisc->TraceConnectWithoutContext("Mark", MakeCallback(&OnQdiscMark));
     qdisc->TraceConnectWithoutContext("Enqueue", MakeCallback(&OnRootEnqueue));
     qdisc->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&OnPacketsInQueue));
 #ifdef CCFAIR_MODEL
@@ -454,6 +698,14 @@ main(int argc, char* argv[])
         }
         statsAtWarmup = qdisc->GetStats();
         haveWarmupStats = true;
+        g_meter.measuring = true;
+#ifdef CCFAIR_MODEL
+        // the model's diagnostics cover the same window as the queue disc's counters
+        if (auto cq = DynamicCast<CcfairQueueDisc>(qdisc))
+        {
+            cq->ResetDiagnostics();
+        }
+#endif
     });
 
     // Per-flow throughput timeline (for plots), sampled from the sinks.
@@ -487,6 +739,31 @@ main(int argc, char* argv[])
     double p50 = Percentile(g_meter.sojournMs, 0.50);
     double p99 = Percentile(g_meter.sojournMs, 0.99);
 
+    // The ccfair model's diagnostics (drops by reason, marks, packets by group) per flow, by the
+    // sender of the flow's first packet; index n: all short flows, n + 1: no known sender.
+    std::vector<DiagSum> diag(n + 2);
+    bool haveDiag = false;
+#ifdef CCFAIR_MODEL
+    Ptr<CcfairQueueDisc> ccq = aqm == "ccfair" ? DynamicCast<CcfairQueueDisc>(qdisc) : nullptr;
+    if (ccq)
+    {
+        haveDiag = true;
+        for (const auto& [key, d] : ccq->GetPipeline().Diagnostics().flows)
+        {
+            size_t f = n + 1;
+            if (g_meter.shortSrc && d.src == g_meter.shortSrc)
+            {
+                f = n;
+            }
+            else if (auto it = g_meter.flowBySrc.find(d.src); it != g_meter.flowBySrc.end())
+            {
+                f = it->second;
+            }
+            diag[f].Add(d.pkts, d.pkts_ant, d.pkts_mouse, d.pv, d.limit, d.buffer, d.ss, d.marks);
+        }
+    }
+#endif
+
     std::ostringstream o;
     o.precision(9);
     o << "{\"ns3\":" << JsonStr(CCFAIR_NS3_VERSION) << ",\"rate_mbps\":" << rateMbps << ",\"measure_s\":" << (durationS - warmupS)
@@ -499,7 +776,12 @@ main(int argc, char* argv[])
         o << (i ? "," : "") << "{\"type\":" << JsonStr(flows[i].tcpType)
           << ",\"rtt_ms\":" << flows[i].rttMs << ",\"start_s\":" << flows[i].startS
           << ",\"rx_bytes_total\":" << sinks[i]->GetTotalRx()
-          << ",\"rx_bytes_measured\":" << (sinks[i]->GetTotalRx() - rxAtWarmup[i]);
+          << ",\"rx_bytes_measured\":" << (sinks[i]->GetTotalRx() - rxAtWarmup[i])
+          << ",\"qdisc_drops\":" << g_meter.qdDrops[i] << ",\"qdisc_marks\":" << g_meter.qdMarks[i];
+        if (haveDiag)
+        {
+            o << ",\"model\":" << diag[i].Json();
+        }
         if (timelineMs > 0)
         {
             o << ",\"timeline_mbps\":[";
@@ -522,7 +804,49 @@ main(int argc, char* argv[])
         o << "]}";
     }
     o << "]";
+    if (haveShort)
+    {
+        o << ",\"short_flows\":{\"type\":" << JsonStr(g_short.spec.tcpType) << ",\"rtt_ms\":" << g_short.spec.rttMs
+          << ",\"rx_bytes_measured\":" << g_short.rxMeasured << ",\"qdisc_drops\":" << g_meter.qdDrops[n]
+          << ",\"qdisc_marks\":" << g_meter.qdMarks[n];
+        if (haveDiag)
+        {
+            o << ",\"model\":" << diag[n].Json();
+        }
+        // [start_s, bytes, completion time s or -1 (unfinished)]
+        o << ",\"records\":[";
+        for (size_t k = 0; k < g_short.flows.size(); ++k)
+        {
+            const ShortFlow& f = g_short.flows[k];
+            o << (k ? "," : "") << "[" << f.startS << "," << f.bytes << "," << (f.doneS < 0 ? -1.0 : f.doneS - f.startS)
+              << "]";
+        }
+        o << "]}";
+    }
 #ifdef CCFAIR_MODEL
+    if (ccq)
+    {
+        // per queue: [queue, packets, CTV at ctv_lo, at ctv_hi, at either]; R* / fair quantiles
+        const ccfair::Pipeline& pipe = ccq->GetPipeline();
+        const ccfair::Diag& dg = pipe.Diagnostics();
+        o << ",\"ccfair_diag\":{\"unattributed\":" << diag[n + 1].Json()
+          << ",\"key_collisions\":" << dg.key_collisions << ",\"queues\":[";
+        bool firstQ = true;
+        for (size_t q = 0; q < dg.queues.size(); ++q)
+        {
+            const ccfair::QueueDiag& qd = dg.queues[q];
+            if (qd.pkts)
+            {
+                o << (firstQ ? "" : ",") << "[" << q << "," << qd.pkts << "," << qd.at_lo << "," << qd.at_hi << ","
+                  << qd.at_edge << "]";
+                firstQ = false;
+            }
+        }
+        const uint64_t rn = pipe.RstarSamples();
+        o << "],\"rstar_over_fair\":{\"n\":" << rn << ",\"p10\":" << pipe.RstarOverFair(0.1)
+          << ",\"p50\":" << pipe.RstarOverFair(0.5) << ",\"p90\":" << pipe.RstarOverFair(0.9)
+          << ",\"mean\":" << (rn ? dg.rstar_sum / double(rn) : 0.0) << "}}";
+    }
     if (aqm == "ccfair")
     {
         auto cq = DynamicCast<CcfairQueueDisc>(qdisc);

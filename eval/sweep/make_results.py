@@ -7,10 +7,14 @@ Experiments (scaling and methodology: docs/eval.md):
   2. RTT fairness: two flows of one CC, RTT base and base + diff;
   3. P4air's 128-flow mixes;
   4. asymmetric populations: many flows of one CC family against few of another, mixed RTTs;
-  5. classification accuracy per CC from the ccfair runs' group timelines.
+  5. classification accuracy per CC from the ccfair runs' group timelines;
+  6. short flows: web-size transfers (Poisson arrivals) beside four long-lived flows;
+then ccfair's diagnostics per section (drops by reason, CTV at its range edge, R* / fair).
 FIFO, fq_codel and ccfair run in every experiment.
 EVAL_QUICK=1 shrinks everything to a smoke run (used while developing; its output
 says so in the first line). EVAL_RESUME=1 keeps cached runs of the same binary.
+`make_results.py --short-only` runs section 6 alone (its cache is kept) and writes its
+markdown to eval/build/results-short.md instead of docs/results.md.
 """
 import csv
 import datetime
@@ -80,6 +84,22 @@ ASYM = [  # (label, crowd [(cc, count, rtt_ms)], minority [(cc, count, rtt_ms)])
     ("2 Illinois at 160 ms vs 14 Cubic at 10 ms", [("cubic", 14, 10)], [("illinois", 2, 160)]),
 ]
 
+# Short flows (our own scenarios): web-size transfers (bounded Pareto, eval/pylib WEB_SIZES and
+# docs/eval.md), Poisson arrivals of new TCP connections, beside four long-lived flows of four
+# families, all at one RTT. Arrival rates give the web flows' mean offered load as a share of the
+# link; the long-lived flows take what is left. Same links (and buffers) as sections 1 and 3.
+SHORT_LONG = ["cubic", "bbr", "vegas", "illinois"]
+SHORT_RTT_MS = 40
+SHORT_CC = "cubic"
+# The last arrivals get 10 s (4 s at 100 Mbit/s) to complete; 20 Mbit/s runs cost ~4 CPU-s,
+# 100 Mbit/s ones 9-25 CPU-s (ns-3.44): the section is 55-77 CPU-s.
+SHORT = [  # (label, link, web load, duration_s, warmup_s = start of arrivals, end of arrivals)
+    ("20 Mbit/s, 30 % web load", LINK, 0.3, 60, 5, 50),
+    ("20 Mbit/s, 60 % web load", LINK, 0.6, 60, 5, 50),
+    ("100 Mbit/s, 30 % web load", MIX_LINK, 0.3, 20, 4, 16),
+]
+SHORT_AQMS = ["fifo", "fq_codel", "ccfair"]
+
 # Time-boxed runs (shared machine): fewer RTT differences / shorter mixes, stated in the report.
 if os.environ.get("EVAL_RTT_DIFFS"):
     RTT_DIFFS = [int(x) for x in os.environ["EVAL_RTT_DIFFS"].split(",")]
@@ -99,6 +119,7 @@ if QUICK:
     ASYM = ASYM[:2]
     ASYM_LINK = {"rate_mbps": 20, "buffer_pkts": 133}
     ASYM_RUN.update(duration_s=10, warmup_s=4)
+    SHORT = [(label, link, load, 12, 3, 10) for label, link, load, *_ in SHORT[:2]]
 
 
 def scenario(name, aqm, link, duration_s, warmup_s, flows):
@@ -179,6 +200,24 @@ def run_asym():
             keys.append((label, aqm))
     res, wall, executed = runner.run_many(scns, "asymmetric")
     return dict(zip(keys, res)), wall, executed
+
+
+def run_short():
+    scns, keys = [], []
+    for label, link, load, dur, warm, stop in SHORT:
+        flows = [{"cc": cc, "rtt_ms": SHORT_RTT_MS} for cc in SHORT_LONG]
+        short = {"cc": SHORT_CC, "rtt_ms": SHORT_RTT_MS, "size_dist": "web", "start_s": warm, "stop_s": stop,
+                 "arrival_per_s": round(ce.arrival_for_load(load, link["rate_mbps"]), 3)}
+        for aqm in SHORT_AQMS:
+            s = scenario("short", aqm, link, dur, warm, flows)
+            s["short_flows"] = ce.validate({"name": "x", "link": link, "duration_s": dur, "flows": flows,
+                                            "short_flows": short})["short_flows"]
+            scns.append(s)
+            keys.append((label, aqm))
+    # the 100 Mbit/s runs first: the longest, started last they would run alone on one core
+    order = sorted(range(len(scns)), key=lambda i: -scns[i]["rate_mbps"])
+    res, wall, executed = runner.run_many([scns[i] for i in order], "short")
+    return {keys[i]: r for i, r in zip(order, res)}, wall, executed
 
 
 def minority_share(label, res):
@@ -311,6 +350,105 @@ def fig_class(per):
     return save(fig, "eval-classification.png")
 
 
+# ---------------------------------------------------------------- short flows and diagnostics (text)
+
+def ms(x):
+    return "–" if x is None else "%.0f" % x
+
+
+def short_section(short, wall=None):
+    """Section 6's markdown lines."""
+    L = []
+    w = L.append
+    w("## 6. Short flows beside long-lived flows\n")
+    w("Web-size transfers, each a new %s connection at %d ms RTT, arriving as a Poisson process between warm-up "
+      "and a few seconds before the end, beside four long-lived flows (%s, all at %d ms). Sizes: bounded Pareto, "
+      "tail index %.2f, %d KB to %d MB, mean %.1f KB, %.0f %% of flows ≥ 100 KB (docs/eval.md, \"Short flows\"). "
+      "The arrival rate sets the web flows' mean offered load; with heavy tails the load drawn in one run differs "
+      "(*offered*). FCT runs from the SYN to the last byte's arrival; percentiles over the flows that completed "
+      "(*done*: completed / started; the others were still running at the end). JFI over the long-lived flows. "
+      "Same links and buffers as sections 1 and 3; one seed; our own scenarios (no published reference). "
+      "*ant/mouse* (ccfair): share of the web flows' packets the switch queued as ants or mice, and of web flows "
+      "never queued as long-lived.\n"
+      % (SEED_NAMES[SHORT_CC], SHORT_RTT_MS, ", ".join(SEED_NAMES[c] for c in SHORT_LONG), SHORT_RTT_MS,
+         ce.WEB_SIZES["alpha"], ce.WEB_SIZES["min_bytes"] / 1e3, ce.WEB_SIZES["max_bytes"] / 1e6,
+         ce.web_mean_bytes() / 1e3, 100 * ce.web_share_at_least(ce.SMALL_FLOW_BYTES)))
+    rows = []
+    for label, link, load, dur, warm, stop in SHORT:
+        for aqm in SHORT_AQMS:
+            r = short[(label, aqm)]
+            sf = r["short_flows"]
+            a, b = sf["lt_100kB"], sf["ge_100kB"]
+            g = sf.get("groups")
+            rows.append([label if aqm == SHORT_AQMS[0] else "", aqm, "%.2f" % sf["offered_load"],
+                         "%d / %d" % (sf["completed"], sf["started"]),
+                         "%s / %s" % (ms(sf["fct_p50_ms"]), ms(sf["fct_p99_ms"])),
+                         "%s / %s" % (ms(a["fct_p50_ms"]), ms(a["fct_p99_ms"])),
+                         "%s / %s" % (ms(b["fct_p50_ms"]), ms(b["fct_p99_ms"])),
+                         fmt(r["jfi"]), "%.1f" % (100 * r["utilization"]), "%.1f" % r["qdelay_p99_ms"],
+                         "%.0f %% / %.0f %%" % (100 * (g["ant"] + g["mouse"]), 100 * g["flows_only_ant_mouse"])
+                         if g else "–"])
+    w(md_table(["scenario", "AQM", "offered", "done", "FCT p50 / p99 ms", "< 100 KB p50 / p99", "≥ 100 KB p50 / p99",
+                "long-lived JFI", "util. %", "p99 delay ms", "ant/mouse pkts / flows"], rows))
+    w("")
+    if wall is not None:
+        w("Section wall time: %.0f s (%d runs, %d parallel jobs).\n" % (wall, len(short), runner.jobs()))
+    return L
+
+
+def diag_section(sections):
+    """ccfair's diagnostics per section: [(label, [ccfair results])] -> markdown lines."""
+    L = []
+    w = L.append
+    w("## Diagnostics: where ccfair drops, and where its CTV sits\n")
+    w("From the model's counters over every ccfair run of each section, after warm-up (docs/eval.md, output fields). "
+      "*Drops by reason*: PV (the AQM: PV < CTV), limit (Cocoa's per-queue limit), buffer (the port's shared buffer "
+      "full), ss (the slow-start proactive drop), as shares of the section's drops. *CTV at edge*: share of the "
+      "dequeued packets that met their queue's CTV at the controller's range edge, ctv_lo or ctv_hi (at ctv_hi: R\\* "
+      "at its lowest); a CTV pinned at an edge does not regulate the queue. *R\\*/fair*: R\\* = TVF⁻¹(CTV) per packet "
+      "against the controller's fair rate; median over the runs of each run's p10 / p50 / p90.\n")
+    rows = []
+    for label, rs in sections:
+        rs = [r for r in rs if "drops_by_reason" in r]
+        if not rs:
+            continue
+        by = {k: sum(r["drops_by_reason"][k] for r in rs) for k in ce.DROP_REASONS}
+        n = sum(by.values())
+        pk = [sum(q["pkts"] for q in r["ctv_queues"]) for r in rs]
+        tot = sum(pk)
+        edge = sum(p * r["ctv_at_edge_share"] for p, r in zip(pk, rs) if p) / tot if tot else None
+        hi = sum(p * r["ctv_at_hi_share"] for p, r in zip(pk, rs) if p) / tot if tot else None
+        rr = [r["rstar_over_fair"] for r in rs if r.get("rstar_over_fair")]
+        rows.append([label, len(rs), n] + ["%.0f %%" % (100 * by[k] / n) if n else "–" for k in ce.DROP_REASONS]
+                    + ["%.0f %% (%.0f %%)" % (100 * edge, 100 * hi) if edge is not None else "–",
+                       " / ".join("%.2f" % statistics.median(x[q] for x in rr) for q in ("p10", "p50", "p90"))
+                       if rr else "–"])
+    w(md_table(["section", "ccfair runs", "drops", "PV", "limit", "buffer", "ss", "CTV at edge (at ctv_hi)",
+                "R\\*/fair p10 / p50 / p90"], rows))
+    w("")
+    return L
+
+
+def short_only():
+    """Section 6 alone (`--short-only`): markdown to eval/build/results-short.md and stdout."""
+    t0 = time.time()
+    load0 = os.getloadavg()[0]
+    cpu0 = os.times()
+    short, wall, executed = run_short()
+    L = short_section(short, wall)
+    L += diag_section([("6. short flows", [short[(x[0], "ccfair")] for x in SHORT])])
+    L.append("%d runs (%d executed, the rest from the cache), %.0f CPU-s of simulation, %.0f s wall on %d jobs, "
+             "load average %.1f -> %.1f."
+             % (len(short), executed, sum(os.times()[2:4]) - sum(cpu0[2:4]), time.time() - t0, runner.jobs(),
+                load0, os.getloadavg()[0]))
+    out = os.path.join(ce.EVAL, "build", "results-short.md")
+    with open(out, "w") as fh:
+        fh.write("\n".join(L) + "\n")
+    print("\n".join(L))
+    print("wrote %s" % out)
+    return 0
+
+
 def save(fig, name, tight=True):
     if tight:
         fig.tight_layout()
@@ -352,27 +490,29 @@ def main():
     rtt, rtt_wall, ex_r = run_rtt()
     mixes, mix_wall, ex_x = run_mixes()
     asym, asym_wall, ex_a = run_asym()
+    short, short_wall, ex_s = run_short()
     matrix_runs = len(matrix)
 
     # Provenance and timings belong to the invocation that ran the simulations: a report
     # regenerated from a complete cache (EVAL_RESUME=1) keeps those of the original run.
     meta_path = os.path.join(runner.CACHE, "meta-%s.json" % binhash)
-    executed = ex_m + ex_r + ex_x + ex_a
+    executed = ex_m + ex_r + ex_x + ex_a + ex_s
     if executed == 0 and os.path.exists(meta_path):
         with open(meta_path) as fh:
             meta = json.load(fh)
     else:
         meta = {"commit": commit, "generated": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M"),
                 "total_s": time.time() - t_start, "matrix_wall": matrix_wall, "rtt_wall": rtt_wall,
-                "mix_wall": mix_wall, "asym_wall": asym_wall, "load_start": load0,
+                "mix_wall": mix_wall, "asym_wall": asym_wall, "short_wall": short_wall, "load_start": load0,
                 "load_end": os.getloadavg()[0], "executed": executed,
                 # the simulators' own CPU time: wall time on a shared machine says little alone
                 "cpu_s": sum(os.times()[2:4]) - sum(cpu0[2:4]),
-                "runs": matrix_runs + len(rtt) + len(mixes) + len(asym)}
+                "runs": matrix_runs + len(rtt) + len(mixes) + len(asym) + len(short)}
         with open(meta_path, "w") as fh:
             json.dump(meta, fh)
     matrix_wall, rtt_wall, mix_wall = meta["matrix_wall"], meta["rtt_wall"], meta["mix_wall"]
     asym_wall = meta.get("asym_wall", 0.0)
+    short_wall = meta.get("short_wall", 0.0)
 
     cls = classification([(r, MATRIX["duration_s"]) for (aqm, _, _), r in matrix.items() if aqm == "ccfair"]
                          + [(r, RTT_RUN["duration_s"]) for (aqm, _, _), r in rtt.items() if aqm == "ccfair"])
@@ -429,6 +569,12 @@ def main():
                 + ["–", "–"])
     rows.append(["asymmetric populations, worst minority share of fair"]
                 + ["%.2f" % min(asym_min[a]) if a in ASYM_AQMS else "–" for a in hl] + ["–", "–"])
+    # the busiest short-flow scenario on the 20 Mbit/s link
+    busiest = max([x for x in SHORT if x[1] is LINK] or SHORT, key=lambda x: x[2])
+    rows.append(["web flows < 100 KB, FCT p50 / p99 ms (%s)" % busiest[0]]
+                + ["%s / %s" % (ms(short[(busiest[0], a)]["short_flows"]["lt_100kB"]["fct_p50_ms"]),
+                                ms(short[(busiest[0], a)]["short_flows"]["lt_100kB"]["fct_p99_ms"]))
+                   if a in SHORT_AQMS else "–" for a in hl] + ["–", "–"])
     rows += [["RTT fairness at %d ms, mean / worst" % RTT_DIFFS[-1]]
              + ["%.2f / %.2f" % (rtt200[a], rtt200_min[a]) if a in rtt200 else "–" for a in hl] + ["–", "≥ 0.90"],
              ["mean link utilisation (matrix)"] + ["%.1f %%" % (100 * A[a]["util_mean"]) for a in hl] + ["–", "≥ 95 %"],
@@ -592,6 +738,14 @@ def main():
                + ["mean JFI " + a for a in ctx], rows))
     w("")
 
+    # 6. short flows; diagnostics per section
+    L += short_section(short)
+    L += diag_section([("1. pairwise matrix", [r for (a, _, _), r in matrix.items() if a == "ccfair"]),
+                       ("2. RTT fairness", [r for (a, _, _), r in rtt.items() if a == "ccfair"]),
+                       ("3. %d-flow mixes" % MIX_RUN["flows"], [mixes[(m[0], "ccfair")] for m in MIXES]),
+                       ("4. asymmetric populations", [asym[(x[0], "ccfair")] for x in ASYM]),
+                       ("6. short flows", [short[(x[0], "ccfair")] for x in SHORT])])
+
     # closing
     w("## Closing note: where ccfair stands against the goals\n")
     if "ccfair" in A:
@@ -639,8 +793,9 @@ def main():
             "%s–%s %.2f (goodputs %s Mbit/s)" % (SEED_NAMES[a], SEED_NAMES[b], cell(matrix, "ccfair", a, b),
                                                 " / ".join("%.1f" % f["goodput_mbps"] for f in matrix[("ccfair", a, b)]["flows"]))
             for a, b in worst_pairs))
-    w("Timing: matrix %.0f s, RTT sweep %.0f s, mixes %.0f s, asymmetric populations %.0f s (wall, %d jobs).\n"
-      % (matrix_wall, rtt_wall, mix_wall, asym_wall, runner.jobs()))
+    w("Timing: matrix %.0f s, RTT sweep %.0f s, mixes %.0f s, asymmetric populations %.0f s, short flows %.0f s "
+      "(wall, %d jobs).\n"
+      % (matrix_wall, rtt_wall, mix_wall, asym_wall, short_wall, runner.jobs()))
 
     with open(os.path.join(DOCS, "results.md"), "w") as fh:
         fh.write("\n".join(L) + "\n")
@@ -664,4 +819,4 @@ DISCUSSION = """Why the ns-3 FIFO matrix differs from the seed (read with the ta
 """
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(short_only() if sys.argv[1:] == ["--short-only"] else main())

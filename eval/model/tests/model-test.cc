@@ -864,6 +864,124 @@ TestCocoa()
     CHECK(p.Queues()[0].q_limit_drops == 1, "q_limit_drops counted once");
 }
 
+// Model-only diagnostics: every verdict is counted once, on the flow it hit, and nothing else is.
+void
+TestDiag()
+{
+    g_ctx = "diag";
+    auto udp = [](uint64_t t, uint16_t sport) {
+        Pkt u = Data(t, 0x0a000009, sport, 0x0a000101, 53, 1500);
+        u.tcp = false;
+        return u;
+    };
+    // below every limit: packets counted, no drop, no mark
+    {
+        Pipeline p;
+        for (int i = 0; i < 5; ++i)
+            p.Enqueue(Data(i * 100 * US));
+        Drain(p, 1 * MS);
+        const Diag& d = p.Diagnostics();
+        CHECK(d.flows.size() == 1, "one flow, got " << d.flows.size());
+        const FlowDiag& f = d.flows.begin()->second;
+        CHECK(f.pkts == 5 && f.pkts_mouse == 5 && f.pv + f.limit + f.buffer + f.ss + f.marks == 0,
+              "no drop: pkts " << f.pkts << " mouse " << f.pkts_mouse << " pv " << f.pv << " limit " << f.limit
+                               << " buffer " << f.buffer << " ss " << f.ss);
+        CHECK(f.src == 0x0a000001 && f.sport == 40000 && f.dport == 5201, "the flow's tuple");
+        uint64_t deq = 0;
+        for (const QueueDiag& q : d.queues)
+            deq += q.pkts;
+        CHECK(deq == 5, "every dequeued packet seen by its queue: " << deq);
+        CHECK(p.RstarSamples() == 0 && p.RstarOverFair(0.5) == 0.0, "no fair rate without a long-lived flow: no R*");
+    }
+    // shared-buffer drops (before enqueue) and Cocoa limit drops (egress), by flow
+    {
+        Config c = Config::Defaults();
+        c.cocoa_initial = 10;
+        c.buffer_pkts = 12;
+        Pipeline p(c);
+        int buf = 0, limit = 0;
+        for (int i = 0; i < 14; ++i)
+            buf += p.Enqueue(udp(0, uint16_t(9 + (i & 1)))).verdict == Verdict::DROP_BUFFER;
+        for (DeqResult r = p.Dequeue(1 * MS); r.valid; r = p.Dequeue(1 * MS))
+            limit += r.action == Action::DROP_LIMIT;
+        uint64_t fb = 0, fl = 0, other = 0;
+        for (const auto& [k, f] : p.Diagnostics().flows)
+            fb += f.buffer, fl += f.limit, other += f.pv + f.ss + f.marks;
+        CHECK(buf == 2 && limit == 1, "the scenario drops 2 at the buffer, 1 at the limit: " << buf << " " << limit);
+        CHECK(fb == uint64_t(buf) && fl == uint64_t(limit) && other == 0,
+              "per-flow buffer " << fb << " limit " << fl << " other " << other);
+        CHECK(p.Diagnostics().flows.size() == 2, "two flows (sport 9 and 10)");
+        p.ResetDiag();
+        uint64_t left = 0;
+        for (const auto& [k, f] : p.Diagnostics().flows)
+            left += f.pkts + f.buffer + f.limit;
+        CHECK(left == 0 && p.Diagnostics().flows.size() == 2, "ResetDiag zeroes the counts, keeps the flows");
+    }
+    // PV drops against a CTV pinned at one value, and R* of that CTV against the fair rate
+    {
+        Config c = Config::Defaults();
+        c.ecn = false;
+        Pipeline p(c);
+        p.SetFairRate(10000000); // 10^4 kbit/s: the lower edge of bin 48 (TestTvf)
+        const int k = 3;
+        const uint16_t ctv = p.Tvf(2, 48 + k);
+        for (uint8_t q = 0; q < c.num_queues; ++q)
+        {
+            p.SetQueueCtvRange(q, ctv, ctv);
+            p.SetQueueCtv(q, ctv);
+        }
+        uint64_t pv = 0, n = 0;
+        for (int i = 0; i < 200; ++i)
+        {
+            p.Enqueue(udp(i * 10 * US, 9)); // untracked: lr_pv 0 -> PV of bin 0 = pv_max > CTV
+            p.Enqueue(Data(i * 10 * US, 0x0a000001, uint16_t(40000 + i))); // new flows: PV from their rate
+            for (DeqResult r = p.Dequeue(i * 10 * US); r.valid; r = p.Dequeue(i * 10 * US))
+            {
+                pv += r.action == Action::DROP_PV;
+                ++n;
+            }
+        }
+        uint64_t fpv = 0, edge = 0, qp = 0;
+        for (const auto& [key, f] : p.Diagnostics().flows)
+            fpv += f.pv;
+        for (const QueueDiag& q : p.Diagnostics().queues)
+            edge += q.at_edge, qp += q.pkts;
+        CHECK(fpv == pv, "per-flow PV drops " << fpv << " = the verdicts " << pv);
+        CHECK(qp == n && edge == n, "every packet met the CTV at its (one-point) range: " << edge << " of " << n);
+        // R* = TVF^-1(CTV) + 1 bin = the lower edge of bin 48 + k + 1
+        const double want = std::pow(10.0, double(48 + k + 1) / c.tvf_steps_per_decade) * c.tvf_min_kbps / 1e4;
+        CHECK(p.RstarSamples() == n, "an R* sample per dequeued packet: " << p.RstarSamples());
+        CHECK(std::abs(p.RstarOverFair(0.5) / want - 1) < 0.015 && std::abs(p.RstarOverFair(0.1) / want - 1) < 0.015,
+              "R*/fair " << p.RstarOverFair(0.5) << ", expected " << want);
+    }
+    // every packet below the CTV: untracked ones are dropped, tracked ones as the token allows
+    {
+        Config c = Config::Defaults();
+        c.ecn = false;
+        Pipeline p(c);
+        p.SetFairRate(uint64_t(c.tvf_min_kbps) * 1000); // TVF centred on bin 0: PV <= pv_max / 2 < CTV
+        for (uint8_t q = 0; q < c.num_queues; ++q)
+        {
+            p.SetQueueCtvRange(q, 0xFFFF, 0xFFFF);
+            p.SetQueueCtv(q, 0xFFFF);
+        }
+        uint64_t pv = 0;
+        for (int i = 0; i < 50; ++i)
+        {
+            p.Enqueue(udp(i * 10 * US, 9));
+            p.Enqueue(Data(i * 10 * US));
+            for (DeqResult r = p.Dequeue(i * 10 * US); r.valid; r = p.Dequeue(i * 10 * US))
+                pv += r.action == Action::DROP_PV;
+        }
+        uint64_t fpv = 0, fq = 0;
+        for (const auto& [key, f] : p.Diagnostics().flows)
+            fpv += f.pv;
+        for (const QueueState& q : p.Queues())
+            fq += q.drops;
+        CHECK(pv >= 50 && fpv == pv && fq == pv, "PV drops: verdicts " << pv << ", per flow " << fpv << ", per queue " << fq);
+    }
+}
+
 // The same cases as the ONOS app's PolicyCompilerTest.fairRateLeavesOutGroupsThatDoNotUseTheirShare
 // (groups 2.. are long-lived; rates in bit/s here, kbit/s there).
 void
@@ -909,6 +1027,7 @@ main(int argc, char** argv)
     TestAqm();
     TestCocoa();
     TestFairRate();
+    TestDiag();
     TestNs3Adapter();
     std::cout << "unit tests: " << g_pass << " passed, " << g_fail << " failed\n";
 
