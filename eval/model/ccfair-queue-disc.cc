@@ -11,6 +11,7 @@
 #include "ns3/ipv4-queue-disc-item.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 #include "ns3/tcp-header.h"
 #include "ns3/uinteger.h"
 
@@ -92,6 +93,12 @@ CcfairQueueDisc::GetTypeId()
                           UintegerValue(1514),
                           MakeUintegerAccessor(&CcfairQueueDisc::m_quantum),
                           MakeUintegerChecker<uint32_t>(64))
+            .AddAttribute("QueueLayout",
+                          "The emulated controller's queue layout: shared (every long-lived group in one "
+                          "queue) or isolated (per-group queues); empty = params queues.layout.",
+                          StringValue(""),
+                          MakeStringAccessor(&CcfairQueueDisc::m_queueLayout),
+                          MakeStringChecker())
             .AddTraceSource("GroupChange",
                             "A flow was reclassified (first report of a flow: ant -> mouse).",
                             MakeTraceSourceAccessor(&CcfairQueueDisc::m_groupChange),
@@ -144,6 +151,11 @@ CcfairQueueDisc::CheckConfig()
         NS_LOG_ERROR("LinkRate must be > 0");
         return false;
     }
+    if (!m_queueLayout.empty() && m_queueLayout != "shared" && m_queueLayout != "isolated")
+    {
+        NS_LOG_ERROR("QueueLayout must be shared or isolated, got " << m_queueLayout);
+        return false;
+    }
     // One internal FIFO per ccfair queue, in the pipeline's queue order. Their own limit is
     // the shared buffer: the pipeline's per-queue (Cocoa) limits decide drops before them.
     ObjectFactory factory;
@@ -172,6 +184,8 @@ CcfairQueueDisc::InitializeParams()
     c.flow_table_size = m_flowTableSize;
     c.quantum_bytes = m_quantum;
     c.buffer_pkts = GetMaxSize().GetValue();
+    if (!m_queueLayout.empty())
+        c.queue_layout = ccfair::ParseQueueLayout(m_queueLayout, "QueueLayout");
     m_pipe = std::make_unique<ccfair::Pipeline>(c, 1 + m_rng->GetInteger(0, 0x7fffffff));
     m_pipe->onGroupChange = [this](uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport, uint8_t o,
                                    uint8_t n) { m_groupChange(Ipv4Address(src), sport, Ipv4Address(dst), dport, o, n); };

@@ -80,6 +80,7 @@ class CcfairQueueDisc : public QueueDisc
     uint32_t m_numQueues;
     uint32_t m_flowTableSize;
     uint32_t m_quantum;
+    std::string m_queueLayout;
 
     std::unique_ptr<ccfair::Pipeline> m_pipe;
     Ptr<UniformRandomVariable> m_rng;

@@ -115,6 +115,16 @@ struct Pipeline::EgMd
     uint8_t ctv_tick = 0, aqm_once = 0, drop = 0, pv_drop = 0, mark = 0;
 };
 
+QueueLayout
+ParseQueueLayout(const std::string& text, const std::string& field)
+{
+    if (text == "shared")
+        return QueueLayout::Shared;
+    if (text == "isolated")
+        return QueueLayout::Isolated;
+    throw std::invalid_argument(field + ": unknown queue layout \"" + text + "\" (allowed: shared, isolated)");
+}
+
 Config
 Config::Defaults()
 {
@@ -142,6 +152,7 @@ Config::Defaults()
     c.ctv_step_down = uint32_t(P::AQM_CTV_STEP_DOWN);
     c.ctv_floor_bins = int32_t(P::AQM_CTV_FLOOR_BINS);
     c.ctv_ceiling_bins = int32_t(P::AQM_CTV_CEILING_BINS);
+    c.queue_layout = ParseQueueLayout(P::QUEUES_LAYOUT, "params queues.layout");
     c.ecn = P::AQM_ECN != 0;
     c.cell_bytes = uint32_t(P::POLICY_CELL_BYTES_TOFINO);
     c.cells_per_pkt = (uint32_t(P::POLICY_BUFFER_PKT_BYTES) + c.cell_bytes - 1) / c.cell_bytes;
@@ -1054,18 +1065,21 @@ Pipeline::FairRate(double link, const std::vector<uint32_t>& n, const std::vecto
 
 std::vector<uint32_t>
 Pipeline::Allocate(uint32_t Q, uint32_t numGroups, uint32_t antQ, uint32_t miceQ, uint32_t slotsPerGroup,
-                   const std::vector<uint32_t>& flows)
+                   const std::vector<uint32_t>& flows, QueueLayout layout)
 {
     // PolicyCompiler.allocate with the per-flow objective: weight 1 for every long-lived group
     const uint32_t ant = GROUP_ANT, mouse = GROUP_MOUSE;
+    const bool shared = layout == QueueLayout::Shared;
     std::vector<uint32_t> q(numGroups, 1);
-    if (Q < numGroups)
+    if (!shared && Q < numGroups)
         return q;
     q[ant] = antQ;
     q[mouse] = miceQ;
-    int64_t rest = int64_t(Q);
-    for (uint32_t x : q)
-        rest -= x;
+    // shared: the long-lived groups' ones are the same queue, so they count once
+    int64_t rest = int64_t(Q) - (shared ? int64_t(antQ) + miceQ + 1 : 0);
+    if (!shared)
+        for (uint32_t x : q)
+            rest -= x;
     while (rest < 0 && (q[mouse] > 1 || q[ant] > 1))
     {
         if (q[mouse] >= q[ant])
@@ -1074,8 +1088,8 @@ Pipeline::Allocate(uint32_t Q, uint32_t numGroups, uint32_t antQ, uint32_t miceQ
             q[ant]--;
         rest++;
     }
-    if (rest <= 0)
-        return q;
+    if (rest <= 0 || shared)
+        return q; // shared: the queues left stay unused
     std::vector<double> demand(numGroups, 0.0), frac(numGroups, 0.0);
     double total = 0;
     for (uint32_t g = 2; g < numGroups; ++g)
@@ -1131,6 +1145,27 @@ Pipeline::Allocate(uint32_t Q, uint32_t numGroups, uint32_t antQ, uint32_t miceQ
     return q;
 }
 
+std::vector<uint32_t>
+Pipeline::FirstQueues(const std::vector<uint32_t>& queues, QueueLayout layout)
+{
+    std::vector<uint32_t> first(queues.size(), 0);
+    uint32_t base = 0;
+    int64_t common = -1;
+    for (uint32_t g = 0; g < queues.size(); ++g)
+        if (layout == QueueLayout::Shared && g != GROUP_ANT && g != GROUP_MOUSE)
+        {
+            if (common < 0)
+                common = base++;
+            first[g] = uint32_t(common);
+        }
+        else
+        {
+            first[g] = base;
+            base += queues[g];
+        }
+    return first;
+}
+
 void
 Pipeline::ControllerTick(uint64_t now)
 {
@@ -1171,21 +1206,20 @@ Pipeline::ApplyPolicy(const std::vector<uint32_t>& n, const std::vector<double>&
     SetFairRate(noFair ? m_c.link_rate_bps : uint64_t(fair));
     if (noFair)
         m_fairRateBin = 255;
-    // 3. queues per group (PolicyCompiler.allocate) and queue_map (PortPolicy.queueOf)
+    // 3. queues per group (PolicyCompiler.allocate) and queue_map (QueueSplit.queueOf), in the
+    // configured layout: shared puts every long-lived group in one queue, after ants' and mice'
     const uint32_t Q = m_c.num_queues;
     const auto share = [&](double s) { return std::max<uint32_t>(1, uint32_t(std::ceil(s * Q - 1e-9))); };
     const std::vector<uint32_t> nq = Allocate(Q, m_nGroups, share(P::POLICY_DEFAULT_MIN_ANT_SHARE),
-                                              share(P::POLICY_DEFAULT_MIN_MICE_SHARE), kSlots, n);
-    uint32_t base = 0;
+                                              share(P::POLICY_DEFAULT_MIN_MICE_SHARE), kSlots, n, m_c.queue_layout);
+    const std::vector<uint32_t> first = FirstQueues(nq, m_c.queue_layout);
     for (uint32_t g = 0; g < m_nGroups; ++g)
-    {
         for (uint32_t s = 0; s < kSlots; ++s)
-            m_queueMap[g * kSlots + s] = uint8_t((base + s % nq[g]) % Q);
-        base += nq[g];
-    }
+            m_queueMap[g * kSlots + s] = uint8_t((first[g] + s % nq[g]) % Q);
     // 4. CTV range per queue (PolicyCompiler.ctvRange): the owner group's TVF at the centre bin
     // (not fair_rate_bin, which is of fair >> bdp_shift) + floor / ceiling bins, clamped to the
-    // table; with or without a fair rate (the app never writes the whole PV range)
+    // table; with or without a fair rate (the app never writes the whole PV range). The shared
+    // layout's common queue: the ants' curve (weight 1; the model's curves are all the same).
     const auto at = [&](uint8_t g, int32_t k) {
         const int64_t b = std::clamp<int64_t>(int64_t(m_centreBin) + k, 0, int64_t(m_c.tvf_steps) - 1);
         return m_tvf[g][size_t(b)];
@@ -1195,16 +1229,19 @@ Pipeline::ApplyPolicy(const std::vector<uint32_t>& n, const std::vector<double>&
         m_q[qi].ctv_lo = at(GROUP_MOUSE, m_c.ctv_floor_bins);
         m_q[qi].ctv_hi = at(GROUP_MOUSE, m_c.ctv_ceiling_bins);
     }
-    base = 0;
     for (uint32_t g = 0; g < m_nGroups; ++g)
-    {
         for (uint32_t j = 0; j < std::min(kSlots, nq[g]); ++j)
         {
-            QueueState& q = m_q[(base + j) % Q];
+            QueueState& q = m_q[(first[g] + j) % Q];
             q.ctv_lo = at(uint8_t(g), m_c.ctv_floor_bins);
             q.ctv_hi = at(uint8_t(g), m_c.ctv_ceiling_bins);
         }
-        base += nq[g];
+    if (m_c.queue_layout == QueueLayout::Shared)
+    {
+        // The common queue: the ants' (weight-1) curve, as the app reads it for flows of any weight
+        QueueState& q = m_q[first[2] % Q]; // long-lived groups are 2.. (Allocate)
+        q.ctv_lo = at(GROUP_ANT, m_c.ctv_floor_bins);
+        q.ctv_hi = at(GROUP_ANT, m_c.ctv_ceiling_bins);
     }
 }
 

@@ -22,6 +22,18 @@
 namespace ccfair
 {
 
+/** The emulated controller's queue layout (params queues.layout; the ONOS app's intent field
+ *  queue_layout, docs/policy-api.md). DWRR shares bandwidth per queue, so the layout decides
+ *  how many flows divide a queue's share. */
+enum class QueueLayout : uint8_t
+{
+    Shared,   // every long-lived group in one queue per port; ants and mice in their own
+    Isolated, // each long-lived group in queues of its own, dealt by active flows
+};
+/** "shared" or "isolated"; anything else throws std::invalid_argument naming `field` and the
+ *  allowed values. */
+QueueLayout ParseQueueLayout(const std::string& text, const std::string& field);
+
 /** Knobs of the model. Defaults() reads every value from params/ccfair.json (generated headers). */
 struct Config
 {
@@ -48,6 +60,7 @@ struct Config
     uint32_t ctv_step_up, ctv_step_down;
     // the controller's CTV range: the owner group's TVF at the centre bin + these (aqm.ctv_*_bins)
     int32_t ctv_floor_bins, ctv_ceiling_bins;
+    QueueLayout queue_layout;     // the controller's queue layout (params queues.layout)
     bool ecn;
     bool pv_aqm = true;           // model-only switch: false = no PV drops/marks (docs/eval-model.md, tuning 6)
     uint32_t cell_bytes;          // buffer cell (Tofino 1: 80 B); enq_qdepth is in cells
@@ -292,9 +305,14 @@ class Pipeline
      *  `first`; 0 when they hold no flow. */
     static double FairRate(double link, const std::vector<uint32_t>& n, const std::vector<double>& sent,
                            uint32_t first, uint32_t shift);
-    /** Queues per group (PolicyCompiler.allocate, per-flow objective). */
+    /** Queues per group (PolicyCompiler.allocate, per-flow objective); shared layout: 1 for every
+     *  long-lived group, all of them the same queue (FirstQueues). */
     static std::vector<uint32_t> Allocate(uint32_t numQueues, uint32_t numGroups, uint32_t antQ, uint32_t miceQ,
-                                          uint32_t slotsPerGroup, const std::vector<uint32_t>& flows);
+                                          uint32_t slotsPerGroup, const std::vector<uint32_t>& flows,
+                                          QueueLayout layout = QueueLayout::Isolated);
+    /** First queue of each group (QueueSplit): groups one after the other in id order; shared
+     *  layout: the long-lived groups all start at one common queue. */
+    static std::vector<uint32_t> FirstQueues(const std::vector<uint32_t>& queues, QueueLayout layout);
 
     static constexpr uint32_t kSlots = 4; // queue_map slots per group (SLOT_MASK + 1), checked in the .cc
 

@@ -39,6 +39,9 @@ CCS = {
     "lp": ("ns3::TcpLp", "delay"),
 }
 AQMS = ["fifo", "red", "codel", "fq_codel", "pie", "fq_pie", "ccfair"]
+# The ccfair controller's queue layouts (params queues.layout; the ONOS app's intent field
+# queue_layout): shared = every long-lived group in one queue, isolated = per-group queues.
+QUEUE_LAYOUTS = ["shared", "isolated"]
 
 LIMITS = {  # field -> (min, max, integer?)
     "seed": (0, 2**31 - 1, True),
@@ -116,7 +119,7 @@ def _keys(obj, field, required, optional):
 def validate(scn, aqm_override=None):
     """Check a parsed scenario; return a normalised copy (defaults filled, flows expanded)."""
     _keys(scn, "", ["name", "link", "duration_s", "flows"],
-          ["seed", "warmup_s", "aqm", "description", "short_flows"])
+          ["seed", "warmup_s", "aqm", "description", "short_flows", "queue_layout"])
     if not isinstance(scn["name"], str) or not scn["name"].strip():
         raise ScenarioError("name: expected a non-empty string")
     if "description" in scn and not isinstance(scn["description"], str):
@@ -138,6 +141,13 @@ def validate(scn, aqm_override=None):
     if aqm not in AQMS:
         raise ScenarioError("%s: unknown AQM %s (known: %s)" % (where, json.dumps(aqm), ", ".join(AQMS)))
     out["aqm"] = aqm
+    # Only ccfair has queues to lay out; other AQMs accept and ignore the field, so one
+    # scenario can be run with --aqm overrides.
+    layout = scn.get("queue_layout", default_queue_layout())
+    if layout not in QUEUE_LAYOUTS:
+        raise ScenarioError("queue_layout: unknown queue layout %s (allowed: %s)"
+                            % (json.dumps(layout), ", ".join(QUEUE_LAYOUTS)))
+    out["queue_layout"] = layout
     flows = scn["flows"]
     if not isinstance(flows, list) or not flows:
         raise ScenarioError("flows: expected a non-empty list")
@@ -214,6 +224,11 @@ def _params():
     return ccparams.load()
 
 
+def default_queue_layout():
+    """params queues.layout: ccfair's queue layout when a scenario names none."""
+    return _params()["queues"]["layout"]
+
+
 def group_names():
     return ccparams.group_names(_params())
 
@@ -238,7 +253,8 @@ def sim_args(s, timeline_ms=0, sim=SIM):
     return [sim, "--rate_mbps=%g" % s["rate_mbps"], "--buffer_pkts=%d" % s["buffer_pkts"],
             "--duration_s=%g" % s["duration_s"], "--warmup_s=%g" % s["warmup_s"],
             "--seed=%d" % s["seed"], "--aqm=%s" % s["aqm"], "--flows=%s" % flows,
-            "--timeline_ms=%g" % timeline_ms] + short + [
+            "--timeline_ms=%g" % timeline_ms] + short + (
+            ["--queue_layout=%s" % s["queue_layout"]] if s["aqm"] == "ccfair" and "queue_layout" in s else []) + [
             "--%s=%s" % kv for kv in sorted(s.get("tcp", {}).items())]
 
 
@@ -358,6 +374,8 @@ def summarise(s, raw, timeline_ms=0):
         out.update(summarise_ccfair(raw, flows, short))
     if short:
         out["short_flows"] = short
+    if s["aqm"] == "ccfair" and "queue_layout" in s:
+        out["queue_layout"] = s["queue_layout"]
     if timeline_ms:
         out["timeline_ms"] = timeline_ms
     return out

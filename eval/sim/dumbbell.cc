@@ -425,7 +425,8 @@ OnGroupChange(Ipv4Address src, uint16_t, Ipv4Address, uint16_t, uint8_t oldGroup
 // Root queue disc for the AQM under test. ECN marking is on for every AQM that can mark, as
 // in Linux fq_codel; only DCTCP flows negotiate ECN, the others are dropped instead.
 Ptr<QueueDisc>
-InstallAqm(const std::string& aqm, Ptr<NetDevice> dev, uint32_t bufferPkts, double rateMbps)
+InstallAqm(const std::string& aqm, Ptr<NetDevice> dev, uint32_t bufferPkts, double rateMbps,
+           const std::string& queueLayout)
 {
     TrafficControlHelper tch;
     std::string limit = std::to_string(bufferPkts) + "p";
@@ -466,10 +467,12 @@ InstallAqm(const std::string& aqm, Ptr<NetDevice> dev, uint32_t bufferPkts, doub
 #ifdef CCFAIR_MODEL
         // Target delay, ECN and controller period come from params/ccfair.json via the
         // model's defaults; link rate and the port's buffer are properties of the scenario
-        // (the same packet limit every other AQM gets).
+        // (the same packet limit every other AQM gets), and so is the emulated controller's
+        // queue layout (empty: params queues.layout).
         tch.SetRootQueueDisc("ns3::CcfairQueueDisc",
                              "MaxSize", StringValue(limit),
-                             "LinkRate", DataRateValue(DataRate(rateMbps * 1e6)));
+                             "LinkRate", DataRateValue(DataRate(rateMbps * 1e6)),
+                             "QueueLayout", StringValue(queueLayout));
 #else
         Fail("aqm 'ccfair' is unavailable: the ccfair model (eval/model/ccfair-queue-disc.h) "
              "was not built into this binary");
@@ -496,6 +499,7 @@ main(int argc, char* argv[])
     double timelineMs = 0;
     double accessFactor = 10;
     std::string aqm = "fifo";
+    std::string queueLayout;
     std::string flowsArg;
     std::string shortArg;
     std::string recovery = "prr";
@@ -510,6 +514,7 @@ main(int argc, char* argv[])
     cmd.AddValue("warmup_s", "measurement starts here (s)", warmupS);
     cmd.AddValue("seed", "run number for the RNG", seed);
     cmd.AddValue("aqm", "fifo|red|codel|fq_codel|pie|fq_pie|ccfair", aqm);
+    cmd.AddValue("queue_layout", "ccfair only: shared|isolated (default: params queues.layout)", queueLayout);
     cmd.AddValue("flows", "TYPE,RTT_MS,START_S;...", flowsArg);
     cmd.AddValue("short", "short flows: TYPE,RTT_MS,ARRIVAL_PER_S,DIST,START_S,STOP_S (DIST: web)", shortArg);
     cmd.AddValue("timeline_ms", "per-flow throughput sample period, 0 = off", timelineMs);
@@ -527,6 +532,14 @@ main(int argc, char* argv[])
     if ((recovery != "prr" && recovery != "classic") || delAck == 0 || delAckTimeoutMs <= 0)
     {
         Fail("need recovery prr|classic, delack >= 1 and delack_timeout_ms > 0");
+    }
+    if (!queueLayout.empty() && queueLayout != "shared" && queueLayout != "isolated")
+    {
+        Fail("queue_layout: unknown queue layout \"" + queueLayout + "\" (allowed: shared, isolated)");
+    }
+    if (!queueLayout.empty() && aqm != "ccfair")
+    {
+        Fail("queue_layout: only aqm ccfair has a queue layout, got aqm " + aqm);
     }
     std::vector<FlowSpec> flows = ParseFlows(flowsArg);
     const bool haveShort = !shortArg.empty();
@@ -582,7 +595,7 @@ main(int argc, char* argv[])
     bottleneck.SetChannelAttribute("Delay", TimeValue(MilliSeconds(kBottleneckDelayMs)));
     bottleneck.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue("1p"));
     NetDeviceContainer bnDevs = bottleneck.Install(routers.Get(0), routers.Get(1));
-    Ptr<QueueDisc> qdisc = InstallAqm(aqm, bnDevs.Get(0), bufferPkts, rateMbps);
+    Ptr<QueueDisc> qdisc = InstallAqm(aqm, bnDevs.Get(0), bufferPkts, rateMbps, queueLayout);
     deepFifo.Install(bnDevs.Get(1));
 
     Ipv4AddressHelper addr;

@@ -58,6 +58,8 @@ BAD = [
     (("flows",), [], "flows: expected a non-empty list"),
     (("name",), "", "name: expected a non-empty string"),
     (("flows", 0, "cc"), DEL, "flows[0].cc: required field missing"),
+    (("queue_layout",), "fair", "queue_layout: unknown queue layout \"fair\" (allowed: shared, isolated)"),
+    (("queue_layout",), 1, "queue_layout: unknown queue layout 1 (allowed: shared, isolated)"),
 ]
 
 
@@ -74,6 +76,29 @@ def test_valid_scenario_is_normalised():
     assert s["aqm"] == "fifo" and s["buffer_pkts"] == 100
     many = mutate(("flows", 0, "count"), 4)
     assert len(ce.validate(many)["flows"]) == 6
+
+
+def test_queue_layout_default_and_simulator_arguments():
+    # The default is params queues.layout; only ccfair's simulator run is told the layout.
+    assert ce.validate(GOOD)["queue_layout"] == ce.default_queue_layout() == "shared"
+    iso = ce.validate(dict(GOOD, queue_layout="isolated"), "ccfair")
+    assert iso["queue_layout"] == "isolated"
+    assert "--queue_layout=isolated" in ce.sim_args(iso)
+    fifo = ce.validate(dict(GOOD, queue_layout="isolated"))
+    assert not any(a.startswith("--queue_layout") for a in ce.sim_args(fifo))
+
+
+def test_simulator_rejects_a_bad_layout():
+    if not os.access(ce.SIM, os.X_OK):
+        pytest.skip("simulator not built")
+    args = ce.sim_args(ce.validate(GOOD, "ccfair"))
+    for bad, msg in [("fair", "queue_layout: unknown queue layout \"fair\""),
+                     ("shared", "queue_layout: only aqm ccfair")]:
+        a = [x if not x.startswith("--queue_layout") else "--queue_layout=" + bad for x in args]
+        if bad == "shared":
+            a = [x if x != "--aqm=ccfair" else "--aqm=fifo" for x in a]
+        r = subprocess.run(a, capture_output=True, text=True)
+        assert r.returncode == 2 and msg in r.stderr, r.stderr
 
 
 def test_too_many_flows():
@@ -176,6 +201,7 @@ def test_end_to_end_ccfair(tmp_path):
     s = ce.validate(GOOD, "ccfair")
     res = run_cli(tmp_path, GOOD, "--aqm", "ccfair")
     check_invariants(res, s)
+    assert res["queue_layout"] == ce.default_queue_layout()
     names = set(ce.group_names())
     for spec, f in zip(s["flows"], res["flows"]):
         tl = f["group_timeline"]

@@ -298,10 +298,30 @@ TestController()
           "no flows: the rest spread over the long-lived groups");
     CHECK(Pipeline::Allocate(16, 8, 1, 1, 4, four) == std::vector<uint32_t>({1, 1, 4, 4, 3, 1, 1, 1}),
           "4 delay0 flows: capped at slots_per_group, the excess to the first groups with room (ties: lowest id)");
+    CHECK(Pipeline::Allocate(16, 8, 1, 1, 4, four, QueueLayout::Shared) == std::vector<uint32_t>(8, 1),
+          "shared: one queue per group, whatever the flows");
+    CHECK(Pipeline::FirstQueues(std::vector<uint32_t>(8, 1), QueueLayout::Shared) ==
+              std::vector<uint32_t>({0, 1, 2, 2, 2, 2, 2, 2}),
+          "shared: every long-lived group starts at queue 2");
+    CHECK(Pipeline::FirstQueues({1, 1, 4, 4, 3, 1, 1, 1}, QueueLayout::Isolated) ==
+              std::vector<uint32_t>({0, 1, 2, 6, 10, 13, 14, 15}),
+          "isolated: groups one after the other");
+    bool threw = false;
+    try
+    {
+        ParseQueueLayout("fair", "queue_layout");
+    }
+    catch (const std::invalid_argument& ex)
+    {
+        threw = std::string(ex.what()) == "queue_layout: unknown queue layout \"fair\" (allowed: shared, isolated)";
+    }
+    CHECK(threw, "a bad layout names the field and the allowed values");
     CHECK(Pipeline::FairRate(1e8, {0, 5, 0, 0, 0, 0, 0, 0}, std::vector<double>(8, -1), 2, 2) == 0,
           "mice only: no fair rate (the old model counted mice)");
     Config c = Config::Defaults();
+    CHECK(c.queue_layout == QueueLayout::Shared, "params queues.layout: shared");
     c.default_rtt_units = 9766;
+    c.queue_layout = QueueLayout::Isolated; // the slot spread below needs a group's own queues
     Pipeline p(c);
     CHECK(p.FairRateBin() == 255, "no long-lived flow: fair_rate_bin 255");
     uint64_t t = 0;
@@ -378,6 +398,10 @@ RunControllerCases(const std::string& path)
                         throw std::invalid_argument("controller case " + name + ": param " + k +
                                                     " has no model Config field");
                 }
+        // the intent's queue_layout in the app; absent: params queues.layout (Config::Defaults)
+        if (c.contains("queue_layout"))
+            cfg.queue_layout = ParseQueueLayout(c.at("queue_layout").get<std::string>(),
+                                                "controller case " + name + ": queue_layout");
         Pipeline p(cfg);
         std::vector<uint32_t> n(P::NUM_GROUPS, 0);
         std::vector<double> sent(P::NUM_GROUPS, -1.0);
@@ -408,6 +432,21 @@ RunControllerCases(const std::string& path)
             const QueueState& q = p.Queues()[p.QueueOf(uint8_t(groupId(g)), 0)];
             CHECK(q.ctv_lo == r.at(0).get<uint16_t>() && q.ctv_hi == r.at(1).get<uint16_t>(),
                   g << " CTV range [" << q.ctv_lo << ", " << q.ctv_hi << "], want " << r);
+        }
+        if (e.contains("queues"))
+            for (const auto& [g, qs] : e.at("queues").items())
+                for (size_t s = 0; s < qs.size(); ++s)
+                    CHECK(p.QueueOf(uint8_t(groupId(g)), uint8_t(s)) == qs.at(s).get<int>(),
+                          g << " slot " << s << ": queue " << int(p.QueueOf(uint8_t(groupId(g)), uint8_t(s)))
+                            << ", want " << qs.at(s));
+        if (e.contains("queues_used"))
+        {
+            std::set<uint8_t> used;
+            for (uint32_t g = 0; g < uint32_t(P::NUM_GROUPS); ++g)
+                for (uint8_t s = 0; s < Pipeline::kSlots; ++s)
+                    used.insert(p.QueueOf(uint8_t(g), s));
+            CHECK(used.size() == e.at("queues_used").get<size_t>(),
+                  "queues used " << used.size() << ", want " << e.at("queues_used"));
         }
         ++run;
     }
@@ -482,7 +521,18 @@ TestNs3Adapter()
     json s = json::parse(q->GetStatsJson());
     CHECK(s["groups"].size() == size_t(P::NUM_GROUPS) && s["queues"].size() == size_t(P::QUEUES_PER_PORT),
           "stats JSON has every group and queue");
+    CHECK(q->GetPipeline().Cfg().queue_layout == ccfair::QueueLayout::Shared &&
+              q->GetPipeline().QueueOf(P::GROUP_LOSS_BASE, 3) == 2,
+          "no QueueLayout attribute: params queues.layout (shared), long-lived groups on queue 2");
     q->Dispose();
+    // A scenario's queue_layout reaches the emulated controller through the attribute.
+    f.Set("QueueLayout", StringValue("isolated"));
+    Ptr<CcfairQueueDisc> iso = f.Create<CcfairQueueDisc>();
+    iso->Initialize();
+    CHECK(iso->GetPipeline().Cfg().queue_layout == ccfair::QueueLayout::Isolated &&
+              iso->GetPipeline().QueueOf(P::GROUP_LOSS_BASE, 0) != iso->GetPipeline().QueueOf(P::GROUP_DELAY_BASE, 0),
+          "QueueLayout isolated: per-group queues");
+    iso->Dispose();
     Simulator::Destroy();
 }
 

@@ -126,6 +126,21 @@ public final class CcfairParams {
     }
 
     /**
+     * String parameter section.key.
+     *
+     * @param section top-level section
+     * @param key     key inside the section
+     * @return the value
+     */
+    public String text(String section, String key) {
+        JsonNode n = node(section, key);
+        if (!n.isTextual()) {
+            throw new IllegalArgumentException(section + "." + key + " is not a string: " + n);
+        }
+        return n.asText();
+    }
+
+    /**
      * Floating-point parameter section.key.
      *
      * @param section top-level section

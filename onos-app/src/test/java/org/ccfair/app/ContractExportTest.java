@@ -237,12 +237,15 @@ public class ContractExportTest {
         FakeGroupService groups = new FakeGroupService();
         RecordingStats stats = new RecordingStats();
         try {
-            // A weighted-groups intent on one host port beside the default per-flow policy: two TVF profiles.
+            // Bind first: the intent's store event starts a background round, which without a
+            // writer would fail the push and hold the device in its retry backoff past the rounds below.
+            app.bind(new FlowRuleWriter(app.params(), app.appId(), flows, groups, d -> "tofino", 1000), stats);
+            // A weighted-groups intent on one host port beside the default per-flow policy: two TVF
+            // profiles, and both queue layouts (the default shared, isolated on port 4).
             assertTrue(app.addIntent(app.intentJson().fromText(
                     "{\"id\":\"contract\",\"scope\":{\"type\":\"ports\",\"ports\":[\"" + DEV + "/4\"]},"
                             + "\"objective\":\"weighted-groups\",\"weights\":{\"delay\":2,\"loss\":1,\"hybrid\":1},"
-                            + "\"target_delay_us\":2000,\"priority\":100}")));
-            app.bind(new FlowRuleWriter(app.params(), app.appId(), flows, groups, d -> "tofino", 1000), stats);
+                            + "\"queue_layout\":\"isolated\",\"target_delay_us\":2000,\"priority\":100}")));
             app.recomputeNow();
             app.recomputeNow(); // a second round: the queue reads happen once the stats source has answered
         } finally {

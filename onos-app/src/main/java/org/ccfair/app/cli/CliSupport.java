@@ -46,6 +46,31 @@ public final class CliSupport {
     public static ObjectNode intentJson(String id, String devices, String ports, String objective,
                                         List<String> weights, Double minAnt, Double minMice, Long targetDelay,
                                         String buffer, Integer priority, String classifier) {
+        return intentJson(id, devices, ports, objective, weights, minAnt, minMice, targetDelay, buffer, priority,
+                          classifier, null);
+    }
+
+    /**
+     * Builds the JSON form of an intent from command options, queue layout included.
+     *
+     * @param id           intent id
+     * @param devices      comma-separated device ids, or null
+     * @param ports        comma-separated "deviceId/port", or null
+     * @param objective    objective, or null
+     * @param weights      "family=weight" items, or null
+     * @param minAnt       min ant share, or null
+     * @param minMice      min mice share, or null
+     * @param targetDelay  target delay (us), or null
+     * @param buffer       "adaptive" or "fixed:PKTS", or null
+     * @param priority     priority, or null
+     * @param classifier   "mLD,mPL,mM", or null
+     * @param queueLayout  "shared" or "isolated" (checked by IntentJson), or null
+     * @return JSON object to decode with {@link org.ccfair.app.policy.IntentJson}
+     * @throws IllegalArgumentException on malformed option text, naming the option
+     */
+    public static ObjectNode intentJson(String id, String devices, String ports, String objective,
+                                        List<String> weights, Double minAnt, Double minMice, Long targetDelay,
+                                        String buffer, Integer priority, String classifier, String queueLayout) {
         ObjectNode o = MAPPER.createObjectNode();
         o.put("id", id);
         if (devices != null && ports != null) {
@@ -103,6 +128,9 @@ public final class CliSupport {
         if (priority != null) {
             o.put("priority", priority);
         }
+        if (queueLayout != null) {
+            o.put("queue_layout", queueLayout);
+        }
         if (classifier != null) {
             List<String> v = split(classifier);
             if (v.size() != 3) {
@@ -139,12 +167,12 @@ public final class CliSupport {
      */
     public static String intentLine(FairnessIntent in) {
         return String.format("id=%s, priority=%d, scope=%s, objective=%s%s, min_ant=%.3f, min_mice=%.3f, "
-                                     + "target_delay_us=%d, buffer=%s%s, classifier=%d/%d/%d",
+                                     + "target_delay_us=%d, buffer=%s%s, queue_layout=%s, classifier=%d/%d/%d",
                              in.id(), in.priority(), in.scope(), in.objective().text(),
                              in.weights().isEmpty() ? "" : ", weights=" + in.weights(), in.minAntShare(),
                              in.minMiceShare(), in.targetDelayUs(), in.bufferPolicy().text(),
                              in.bufferPolicy() == FairnessIntent.BufferPolicy.FIXED ? ":" + in.bufferLimitPkts() : "",
-                             in.mLd(), in.mPl(), in.mM());
+                             in.queueLayout().text(), in.mLd(), in.mPl(), in.mM());
     }
 
     /**
@@ -158,10 +186,10 @@ public final class CliSupport {
     public static List<String> portLines(CcfairParams p, DevicePolicy d, PortPolicy port) {
         List<String> out = new ArrayList<>();
         out.add(String.format("  port %d: role=%s, intent=%s, tvf_profile=%d, fair_rate_bin=%d, target_delay_us=%d, "
-                                      + "buffer=%s:%d, classifier=%d/%d/%d",
+                                      + "buffer=%s:%d, queue_layout=%s, classifier=%d/%d/%d",
                               port.port(), port.role().name().toLowerCase(), port.intentId(), port.tvfProfileId(),
                               port.fairRateBin(), port.targetDelayUs(), port.adaptiveBuffer() ? "adaptive" : "fixed",
-                              port.bufferLimitPkts(), port.mLd(), port.mPl(), port.mM()));
+                              port.bufferLimitPkts(), port.queueLayout().text(), port.mLd(), port.mPl(), port.mM()));
         int slots = (int) p.integer("queues", "slots_per_group");
         StringBuilder sb = new StringBuilder("    queues:");
         for (int g = 0; g < port.groups(); g++) {

@@ -59,6 +59,10 @@ public class IntentAddCommand extends AbstractShellCommand {
     @Option(name = "--classifier", description = "mLD,mPL,mM")
     String classifier = null;
 
+    @Option(name = "--queue-layout", description = "shared (default: queues.layout) or isolated")
+    @Completion(QueueLayoutCompleter.class)
+    String queueLayout = null;
+
     @Option(name = "--replace", description = "Replace an existing intent with the same id")
     boolean replace = false;
 
@@ -70,7 +74,7 @@ public class IntentAddCommand extends AbstractShellCommand {
             in = id.trim().startsWith("{") ? s.intentJson().fromText(id)
                     : s.intentJson().decode(CliSupport.intentJson(id, devices, ports, objective, weights, minAnt,
                                                                   minMice, targetDelay, buffer, priority,
-                                                                  classifier));
+                                                                  classifier, queueLayout));
         } catch (InvalidIntentException e) {
             e.errors().forEach(m -> error("%s", m));
             error("nothing stored");

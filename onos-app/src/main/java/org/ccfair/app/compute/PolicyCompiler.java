@@ -24,11 +24,15 @@ import java.util.TreeMap;
  * <li>A port is governed by the highest-priority intent whose scope covers it
  * (ties: smallest id); ports no intent covers get the default intent, a
  * per-flow intent with every value from params/ccfair.json.</li>
- * <li>Queues: ants and mice get max(1, ceil(min_share * Q)) queues, every
- * long-lived group at least one, and the rest is dealt in proportion to the
- * group's active flows (times its weight for weighted-groups) by largest
- * remainder, so round-robin service across queues gives each long-lived flow
- * about the same share whatever its group.</li>
+ * <li>Queues: ants and mice get max(1, ceil(min_share * Q)) queues. With the
+ * intent's queue layout "shared" (the default) every long-lived group maps to
+ * one common queue, so the PV AQM, not the queue count, divides that queue's
+ * share among the long-lived flows (3 queues used with the default shares).
+ * With "isolated" every long-lived group gets at least one queue of its own and
+ * the rest is dealt in proportion to the group's active flows (times its weight
+ * for weighted-groups) by largest remainder; DWRR weights stay equal (the TM
+ * sets them, not the app), so a flow's share depends on how many flows share
+ * its queue.</li>
  * <li>TVFs: centred on the port's fair-rate bin (the link's bin without
  * long-lived flows), the same curve for every group (per-flow) or each
  * family's curve shifted by its weight (weighted-groups); see {@link Tvf}.
@@ -37,7 +41,11 @@ import java.util.TreeMap;
  * are quantised (see {@link #compileDevice}).</li>
  * <li>CTV range of a queue: the PVs of its group's curve at the port's fair
  * bin + the group's rounded weight shift + aqm.ctv_floor_bins (lowest CTV) and
- * + aqm.ctv_ceiling_bins (highest CTV), as the ns-3 model sets them.</li>
+ * + aqm.ctv_ceiling_bins (highest CTV), as the ns-3 model sets them. The
+ * shared layout's common queue takes the range of a weight-1 curve (the
+ * ants'); with weighted-groups its port's curves are then centred on the rate
+ * of a weight-1 flow ({@link #fairKbps(long, int[], double[], double[])}), so
+ * that the one threshold holds each flow at its weight times that rate.</li>
  * </ul>
  * Not thread-safe: one compiler per computing thread (it caches TVF profiles).
  */
@@ -65,6 +73,7 @@ public final class PolicyCompiler {
     private final int slotsPerGroup;
     private final int bdpShift;
     private final String[] familyOfGroup;
+    private final boolean[] longLived;
     private final int ant;
     private final int mouse;
     // One TVF family per distinct objective + weights: its curves by centre bin.
@@ -91,9 +100,12 @@ public final class PolicyCompiler {
         final int[] classifier;
         final boolean adaptive;
         final int buffer;
+        final boolean shared;
+        // Shared layout with weights: the port's curves and CTV range centre on the weighted unit rate.
+        final boolean weightedShared;
 
         Plan(double[] weight, int antQueues, int miceQueues, TvfFamily tvf, int[] classifier,
-             boolean adaptive, int buffer) {
+             boolean adaptive, int buffer, boolean shared, boolean weighted) {
             this.weight = weight;
             this.antQueues = antQueues;
             this.miceQueues = miceQueues;
@@ -101,6 +113,8 @@ public final class PolicyCompiler {
             this.classifier = classifier;
             this.adaptive = adaptive;
             this.buffer = buffer;
+            this.shared = shared;
+            this.weightedShared = shared && weighted;
         }
     }
 
@@ -160,8 +174,10 @@ public final class PolicyCompiler {
         this.demand = new double[numGroups];
         this.frac = new double[numGroups];
         this.familyOfGroup = new String[numGroups];
+        this.longLived = new boolean[numGroups];
         for (int g = 0; g < numGroups; g++) {
             familyOfGroup[g] = params.familyOf(g);
+            longLived[g] = familyOfGroup[g] != null;
         }
     }
 
@@ -293,10 +309,15 @@ public final class PolicyCompiler {
             }
             FairnessIntent in = governing(intents, deviceId, p.number());
             governing[i] = in;
-            TvfFamily fam = plan(in).tvf;
+            Plan plan = plan(in);
+            TvfFamily fam = plan.tvf;
             flowsOf[i] = stats.flows(deviceId, p.number());
-            fair[i] = fairKbps(p.speedMbps(), flowsOf[i], stats.sentKbps(deviceId, p.number()));
-            int c = centreBin(p.speedMbps(), fair[i]);
+            double[] sent = stats.sentKbps(deviceId, p.number());
+            fair[i] = fairKbps(p.speedMbps(), flowsOf[i], sent);
+            // One queue for flows of every weight: only the PV law can weigh them, so the
+            // curves centre on the rate of a weight-1 flow (fair[i] stays the port_cfg rate).
+            int c = centreBin(p.speedMbps(), plan.weightedShared
+                    ? fairKbps(p.speedMbps(), flowsOf[i], sent, plan.weight) : fair[i]);
             centre[i] = c;
             if (fam.deviceStamp != stamp) {
                 fam.deviceStamp = stamp;
@@ -340,7 +361,7 @@ public final class PolicyCompiler {
             int profileId = profileId(profile, ids, previous, deviceId);
             Cocoa c = cocoa;
             int[] limits = plan.adaptive && c != null ? c.limits(deviceId, p.number(), numQueues, plan.buffer) : null;
-            int[] queues = allocate(plan, flowsOf[i]);
+            QueueSplit queues = split(plan, flowsOf[i]);
             int[][] ctv = ctvRange(queues, profile, centre[i], plan.tvf.binShift);
             out.add(new PortPolicy(p.number(), p.role(), in.id(), queues, profileId,
                                    bin(fair[i], bdpShift), plan.classifier, in.targetDelayUs(),
@@ -415,32 +436,45 @@ public final class PolicyCompiler {
      * bins (bins clamped to the table). With the shift the AQM holds each group
      * at its weighted share: without it a heavy group's range would sit on its
      * curve's saturated top and every packet it sends would be below the CTV.
+     * The shared layout's common queue: PV of the ants' (weight-1) curve at
+     * b + the floor / ceiling, b the port's centre bin.
      *
-     * @param queues    queues per group
+     * @param queues    the port's queue split
      * @param profile   the port's TVF profile
      * @param centreBin the port's own {@link #centreBin} (not its profile's, which may be quantised)
      * @param binShift  per group, the weight shift rounded to bins
      * @return {lowest CTV per queue, highest CTV per queue}
      */
-    int[][] ctvRange(int[] queues, TvfProfile profile, int centreBin, int[] binShift) {
+    int[][] ctvRange(QueueSplit queues, TvfProfile profile, int centreBin, int[] binShift) {
         int[] lo = new int[numQueues];
         int[] hi = new int[numQueues];
         // The range depends on the group only: look it up once per group, then
-        // deal it over the group's queues as PortPolicy.queueOf does (a later
+        // deal it over the group's queues as QueueSplit.queueOf does (a later
         // group wins a shared queue; unowned queues get the mouse group's).
         java.util.Arrays.fill(lo, ctvAt(profile, mouseGroup, centreBin + binShift[mouseGroup] + ctvFloorBins));
         java.util.Arrays.fill(hi, ctvAt(profile, mouseGroup, centreBin + binShift[mouseGroup] + ctvCeilingBins));
-        int base = 0;
         for (int g = 0; g < numGroups; g++) {
-            int nq = Math.min(slotsPerGroup, queues[g]);
+            int nq = Math.min(slotsPerGroup, queues.queues(g));
             int l = ctvAt(profile, g, centreBin + binShift[g] + ctvFloorBins);
             int h = ctvAt(profile, g, centreBin + binShift[g] + ctvCeilingBins);
             for (int j = 0; j < nq; j++) {
-                int q = (base + j) % numQueues;
+                int q = (queues.first(g) + j) % numQueues;
                 lo[q] = l;
                 hi[q] = h;
             }
-            base += queues[g];
+        }
+        if (queues.layout() == FairnessIntent.QueueLayout.SHARED) {
+            // The common queue holds flows of every weight: its range is read on a
+            // weight-1 curve (the ants'), so a flow of weight w is signalled above w
+            // times the range's rate, CSFQ's weighted law. Per-flow: every curve is that one.
+            for (int g = 0; g < numGroups; g++) {
+                if (longLived[g]) {
+                    int q = queues.first(g) % numQueues;
+                    lo[q] = ctvAt(profile, ant, centreBin + ctvFloorBins);
+                    hi[q] = ctvAt(profile, ant, centreBin + ctvCeilingBins);
+                    break;
+                }
+            }
         }
         return new int[][]{lo, hi};
     }
@@ -476,16 +510,37 @@ public final class PolicyCompiler {
      * @return kbit/s, 0 without long-lived flows or speed
      */
     public double fairKbps(long speedMbps, int[] flows, double[] sentKbps) {
-        long n = 0;
+        return fairKbps(speedMbps, flows, sentKbps, null);
+    }
+
+    /**
+     * Weighted fair rate: the rate of a weight-1 flow when each long-lived
+     * flow of group g counts weight[g] times (a flow of weight w is due w
+     * times it), max-min at group granularity as {@link #fairKbps(long, int[],
+     * double[])}, which it equals when every weight is 1; never below speed /
+     * the weighted flow count, never above speed / the smallest weight present.
+     *
+     * @param speedMbps port speed
+     * @param flows     active flows per group, or null
+     * @param sentKbps  rate each group forwarded since the last reading (negative or null: unknown)
+     * @param weight    per group its weight, or null for 1 everywhere
+     * @return kbit/s of a weight-1 flow, 0 without long-lived flows or speed
+     */
+    public double fairKbps(long speedMbps, int[] flows, double[] sentKbps, double[] weight) {
+        double n = 0;
+        double minWeight = Double.MAX_VALUE;
         for (int g = 0; flows != null && g < flows.length && g < numGroups; g++) {
-            if (familyOfGroup[g] != null) {
-                n += Math.max(0, flows[g]);
+            if (familyOfGroup[g] != null && flows[g] > 0) {
+                double w = weight == null ? 1.0 : weight[g];
+                n += flows[g] * w;
+                minWeight = Math.min(minWeight, w);
             }
         }
-        if (n == 0 || speedMbps <= 0) {
+        if (n <= 0 || speedMbps <= 0) {
             return 0;
         }
         double link = speedMbps * 1000.0;
+        double top = link / minWeight;
         double plain = link / n;
         if (sentKbps == null) {
             return plain;
@@ -501,18 +556,19 @@ public final class PolicyCompiler {
                 if (familyOfGroup[g] == null || limited[g] || flows[g] <= 0 || sentKbps[g] < 0) {
                     continue;
                 }
-                if (sentKbps[g] < fair * flows[g] / (1L << limitedShareShift)) {
+                double due = flows[g] * (weight == null ? 1.0 : weight[g]);
+                if (sentKbps[g] < fair * due / (1L << limitedShareShift)) {
                     limited[g] = true;
                     changed = true;
                     restLink -= sentKbps[g];
-                    restFlows -= flows[g];
+                    restFlows -= due;
                 }
             }
             if (changed) {
-                fair = restFlows > 0 ? Math.max(plain, restLink / restFlows) : link;
+                fair = restFlows > 1e-9 ? Math.max(plain, restLink / restFlows) : top;
             }
         }
-        return Math.min(fair, link);
+        return Math.min(fair, top);
     }
 
     // Rate bin of kbps >> shift; NO_FAIR_RATE_BIN for 0 (no long-lived flow).
@@ -538,10 +594,27 @@ public final class PolicyCompiler {
      *
      * @param in    governing intent
      * @param flows active flows per group, or null if unknown
-     * @return queues per group, summing to Q when Q is at least the number of groups
+     * @return queues per group; isolated: summing to Q when Q is at least the
+     *         number of groups; shared: 1 for every long-lived group (all the same queue)
      */
     public int[] allocateQueues(FairnessIntent in, int[] flows) {
         return allocate(plan(in), flows);
+    }
+
+    /**
+     * How one port's queues are split among the groups under an intent.
+     *
+     * @param in    governing intent
+     * @param flows active flows per group, or null if unknown
+     * @return the split
+     */
+    public QueueSplit queueSplit(FairnessIntent in, int[] flows) {
+        return split(plan(in), flows);
+    }
+
+    private QueueSplit split(Plan plan, int[] flows) {
+        int[] q = allocate(plan, flows);
+        return plan.shared ? QueueSplit.shared(q, longLived) : QueueSplit.isolated(q);
     }
 
     private Plan plan(FairnessIntent in) {
@@ -556,7 +629,8 @@ public final class PolicyCompiler {
             p = new Plan(w, Math.max(1, (int) Math.ceil(in.minAntShare() * numQueues - 1e-9)),
                          Math.max(1, (int) Math.ceil(in.minMiceShare() * numQueues - 1e-9)), family(in),
                          new int[]{in.mLd(), in.mPl(), in.mM()}, adaptive,
-                         adaptive ? initialBuffer : in.bufferLimitPkts());
+                         adaptive ? initialBuffer : in.bufferLimitPkts(),
+                         in.queueLayout() == FairnessIntent.QueueLayout.SHARED, weighted);
             plans.put(in, p);
         }
         return p;
@@ -564,8 +638,8 @@ public final class PolicyCompiler {
 
     private int[] allocate(Plan plan, int[] flows) {
         int[] q = new int[numGroups];
-        if (numQueues < numGroups) {
-            // Fewer queues than groups: one slot each, queue ids wrap (PortPolicy.queueOf).
+        if (!plan.shared && numQueues < numGroups) {
+            // Fewer queues than groups: one slot each, queue ids wrap (QueueSplit.queueOf).
             java.util.Arrays.fill(q, 1);
             return q;
         }
@@ -576,7 +650,8 @@ public final class PolicyCompiler {
                 q[g] = 1;
             }
         }
-        int rest = numQueues - sum(q);
+        // Shared: the long-lived groups' ones are the same queue, so they count once.
+        int rest = numQueues - (plan.shared ? q[ant] + q[mouse] + 1 : sum(q));
         // Guarantees that do not fit give back queues, mice first: long-lived groups keep one each.
         while (rest < 0 && (q[mouse] > 1 || q[ant] > 1)) {
             if (q[mouse] >= q[ant]) {
@@ -586,8 +661,8 @@ public final class PolicyCompiler {
             }
             rest++;
         }
-        if (rest <= 0) {
-            return q;
+        if (rest <= 0 || plan.shared) {
+            return q; // shared: the queues left stay unused
         }
         double total = 0;
         for (int g = 0; g < numGroups; g++) {

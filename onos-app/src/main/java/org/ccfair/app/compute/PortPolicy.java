@@ -3,12 +3,14 @@
  */
 package org.ccfair.app.compute;
 
+import org.ccfair.app.policy.FairnessIntent.QueueLayout;
+
 import java.util.Arrays;
 
 /**
- * Compiled policy of one port: role, governing intent, queues per group
- * (queues are laid out group after group in group-id order, so the counts
- * alone define the group to queue map), the TVF profile its edge marking
+ * Compiled policy of one port: role, governing intent, how its queues are
+ * split among the groups ({@link QueueSplit}: the group to queue map), the
+ * TVF profile its edge marking
  * uses, the fair rate of one long-lived flow as a rate bin, the classifier
  * thresholds, the AQM target and the buffer limit, and the port's stats
  * index (where the data plane counts it, {@link StatsIndex}).
@@ -18,7 +20,7 @@ public final class PortPolicy {
     private final long port;
     private final PortRole role;
     private final String intentId;
-    private final int[] queues;
+    private final QueueSplit split;
     private final int tvfProfileId;
     private final int fairRateBin;
     private final int mLd;
@@ -54,7 +56,8 @@ public final class PortPolicy {
     }
 
     /**
-     * Creates a port policy whose queues have their own buffer limits (Cocoa).
+     * Creates a port policy with isolated queues (groups laid out one after the
+     * other) whose queues have their own buffer limits (Cocoa).
      *
      * @param port            port number
      * @param role            role
@@ -74,6 +77,31 @@ public final class PortPolicy {
     public PortPolicy(long port, PortRole role, String intentId, int[] queues, int tvfProfileId, int fairRateBin,
                       int[] classifier, long targetDelayUs, boolean adaptiveBuffer, int bufferLimitPkts,
                       int[] queueLimitPkts, int[] ctvLo, int[] ctvHi, int statsIndex) {
+        this(port, role, intentId, QueueSplit.isolated(queues), tvfProfileId, fairRateBin, classifier, targetDelayUs,
+             adaptiveBuffer, bufferLimitPkts, queueLimitPkts, ctvLo, ctvHi, statsIndex);
+    }
+
+    /**
+     * Creates a port policy with any queue split.
+     *
+     * @param port            port number
+     * @param role            role
+     * @param intentId        governing intent
+     * @param split           queues per group and the group to queue map
+     * @param tvfProfileId    TVF profile id
+     * @param fairRateBin     fair rate bin
+     * @param classifier      mLD, mPL, mM
+     * @param targetDelayUs   AQM target
+     * @param adaptiveBuffer  Cocoa adaptive buffers
+     * @param bufferLimitPkts initial buffer limit per queue
+     * @param queueLimitPkts  limit per queue id (copied), or null for bufferLimitPkts everywhere
+     * @param ctvLo           lowest CTV per queue id (copied), or null for 0
+     * @param ctvHi           highest CTV per queue id (copied), or null for 65535
+     * @param statsIndex      stats index of the port ({@link StatsIndex}), or -1 if it has none (not writable)
+     */
+    public PortPolicy(long port, PortRole role, String intentId, QueueSplit split, int tvfProfileId, int fairRateBin,
+                      int[] classifier, long targetDelayUs, boolean adaptiveBuffer, int bufferLimitPkts,
+                      int[] queueLimitPkts, int[] ctvLo, int[] ctvHi, int statsIndex) {
         this.statsIndex = statsIndex;
         this.queueLimitPkts = queueLimitPkts == null ? null : queueLimitPkts.clone();
         this.ctvLo = ctvLo == null ? null : ctvLo.clone();
@@ -81,7 +109,7 @@ public final class PortPolicy {
         this.port = port;
         this.role = role;
         this.intentId = intentId;
-        this.queues = queues;
+        this.split = split;
         this.tvfProfileId = tvfProfileId;
         this.fairRateBin = fairRateBin;
         this.mLd = classifier[0];
@@ -94,7 +122,7 @@ public final class PortPolicy {
         int h = Long.hashCode(port);
         h = 31 * h + role.ordinal();
         h = 31 * h + intentId.hashCode();
-        h = 31 * h + Arrays.hashCode(queues);
+        h = 31 * h + split.hashCode();
         h = 31 * h + tvfProfileId;
         h = 31 * h + fairRateBin;
         h = 31 * h + ((mLd * 31 + mPl) * 31 + mM);
@@ -145,13 +173,13 @@ public final class PortPolicy {
     }
 
     /**
-     * Number of queues of a group.
+     * Number of queues of a group (shared layout: 1 for every long-lived group, the common queue).
      *
      * @param group group id
      * @return queues, at least 1
      */
     public int queues(int group) {
-        return queues[group];
+        return split.queues(group);
     }
 
     /**
@@ -160,12 +188,31 @@ public final class PortPolicy {
      * @return groups
      */
     public int groups() {
-        return queues.length;
+        return split.groups();
+    }
+
+    /**
+     * Queue layout of the port (from its governing intent).
+     *
+     * @return layout
+     */
+    public QueueLayout queueLayout() {
+        return split.layout();
+    }
+
+    /**
+     * How the port's queues are split among the groups.
+     *
+     * @return split
+     */
+    public QueueSplit split() {
+        return split;
     }
 
     /**
      * Queue of a group's slot: the group's queues are dealt round-robin over
-     * the slots. Ids wrap when the port has fewer queues than groups.
+     * the slots ({@link QueueSplit#queueOf}). Ids wrap when the port has fewer
+     * queues than the split needs.
      *
      * @param group     group id
      * @param slot      queue-map slot
@@ -173,24 +220,7 @@ public final class PortPolicy {
      * @return queue id
      */
     public int queueOf(int group, int slot, int numQueues) {
-        return queueOf(queues, group, slot, numQueues);
-    }
-
-    /**
-     * Queue of a group's slot for a given allocation (see {@link #queueOf(int, int, int)}).
-     *
-     * @param queues    queues per group
-     * @param group     group id
-     * @param slot      slot
-     * @param numQueues queues per port
-     * @return queue id
-     */
-    public static int queueOf(int[] queues, int group, int slot, int numQueues) {
-        int base = 0;
-        for (int g = 0; g < group; g++) {
-            base += queues[g];
-        }
-        return (base + slot % queues[group]) % numQueues;
+        return split.queueOf(group, slot, numQueues);
     }
 
     /**
@@ -306,7 +336,7 @@ public final class PortPolicy {
         }
         PortPolicy p = (PortPolicy) o;
         return hash == p.hash && port == p.port && role == p.role && intentId.equals(p.intentId)
-                && Arrays.equals(queues, p.queues) && tvfProfileId == p.tvfProfileId
+                && split.equals(p.split) && tvfProfileId == p.tvfProfileId
                 && fairRateBin == p.fairRateBin && mLd == p.mLd && mPl == p.mPl && mM == p.mM
                 && targetDelayUs == p.targetDelayUs && adaptiveBuffer == p.adaptiveBuffer
                 && bufferLimitPkts == p.bufferLimitPkts

@@ -93,6 +93,56 @@ public final class FairnessIntent {
         }
     }
 
+    /**
+     * How a port's queues are split among the groups. DWRR gives every
+     * backlogged queue the same share, so a flow's share is its queue's share
+     * divided by the flows in that queue.
+     */
+    public enum QueueLayout {
+        /**
+         * Every long-lived group in one queue per port (ants and mice keep
+         * theirs): the PV AQM then divides that queue's share among all
+         * long-lived flows, whatever their group.
+         */
+        SHARED("shared"),
+        /**
+         * Each long-lived group in queues of its own, dealt by active flows;
+         * queues keep equal DWRR weights (the app cannot set weights), so a
+         * flow's share depends on how many flows share its queue.
+         */
+        ISOLATED("isolated");
+
+        private final String text;
+
+        QueueLayout(String text) {
+            this.text = text;
+        }
+
+        /**
+         * External (JSON/CLI/params) name.
+         *
+         * @return name
+         */
+        public String text() {
+            return text;
+        }
+
+        /**
+         * Parses an external name.
+         *
+         * @param s name
+         * @return the layout, or null if unknown
+         */
+        public static QueueLayout fromText(String s) {
+            for (QueueLayout l : values()) {
+                if (l.text.equals(s)) {
+                    return l;
+                }
+            }
+            return null;
+        }
+    }
+
     private final String id;
     private final Scope scope;
     private final Objective objective;
@@ -103,6 +153,7 @@ public final class FairnessIntent {
     private final BufferPolicy bufferPolicy;
     private final int bufferLimitPkts;
     private final int priority;
+    private final QueueLayout queueLayout;
     private final int mLd;
     private final int mPl;
     private final int mM;
@@ -118,6 +169,7 @@ public final class FairnessIntent {
         this.bufferPolicy = b.bufferPolicy;
         this.bufferLimitPkts = b.bufferLimitPkts;
         this.priority = b.priority;
+        this.queueLayout = b.queueLayout;
         this.mLd = b.mLd;
         this.mPl = b.mPl;
         this.mM = b.mM;
@@ -151,6 +203,7 @@ public final class FairnessIntent {
         b.bufferPolicy = bufferPolicy;
         b.bufferLimitPkts = bufferLimitPkts;
         b.priority = priority;
+        b.queueLayout = queueLayout;
         b.mLd = mLd;
         b.mPl = mPl;
         b.mM = mM;
@@ -259,6 +312,15 @@ public final class FairnessIntent {
     }
 
     /**
+     * Queue layout of the ports the intent governs.
+     *
+     * @return layout
+     */
+    public QueueLayout queueLayout() {
+        return queueLayout;
+    }
+
+    /**
      * Aggressiveness at which a flow becomes loss-delay (P4air mLD).
      *
      * @return threshold
@@ -298,13 +360,13 @@ public final class FairnessIntent {
                 && weights.equals(f.weights) && minAntShare == f.minAntShare
                 && minMiceShare == f.minMiceShare && targetDelayUs == f.targetDelayUs
                 && bufferPolicy == f.bufferPolicy && bufferLimitPkts == f.bufferLimitPkts
-                && priority == f.priority && mLd == f.mLd && mPl == f.mPl && mM == f.mM;
+                && priority == f.priority && queueLayout == f.queueLayout && mLd == f.mLd && mPl == f.mPl && mM == f.mM;
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(id, scope, objective, weights, minAntShare, minMiceShare, targetDelayUs,
-                            bufferPolicy, bufferLimitPkts, priority, mLd, mPl, mM);
+                            bufferPolicy, bufferLimitPkts, priority, queueLayout, mLd, mPl, mM);
     }
 
     @Override
@@ -325,6 +387,7 @@ public final class FairnessIntent {
         private BufferPolicy bufferPolicy = BufferPolicy.ADAPTIVE;
         private int bufferLimitPkts;
         private int priority;
+        private QueueLayout queueLayout;
         private int mLd;
         private int mPl;
         private int mM;
@@ -337,6 +400,12 @@ public final class FairnessIntent {
             minAntShare = p.real("policy", "default_min_ant_share");
             minMiceShare = p.real("policy", "default_min_mice_share");
             priority = (int) p.integer("policy", "default_priority");
+            String layout = p.text("queues", "layout");
+            queueLayout = QueueLayout.fromText(layout);
+            if (queueLayout == null) {
+                throw new IllegalArgumentException("queues.layout: '" + layout
+                                                           + "' is not 'shared' or 'isolated'");
+            }
         }
 
         /**
@@ -446,6 +515,17 @@ public final class FairnessIntent {
          */
         public Builder priority(int v) {
             priority = v;
+            return this;
+        }
+
+        /**
+         * Sets the queue layout.
+         *
+         * @param v layout
+         * @return this
+         */
+        public Builder queueLayout(QueueLayout v) {
+            queueLayout = v;
             return this;
         }
 

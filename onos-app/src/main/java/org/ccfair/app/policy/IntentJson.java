@@ -29,7 +29,7 @@ public final class IntentJson {
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final Set<String> FIELDS = ImmutableSet.of(
             "id", "scope", "objective", "weights", "min_ant_share", "min_mice_share", "target_delay_us",
-            "buffer_policy", "buffer_limit_pkts", "priority", "classifier");
+            "buffer_policy", "buffer_limit_pkts", "priority", "queue_layout", "classifier");
     private static final Set<String> SCOPE_FIELDS = ImmutableSet.of("type", "devices", "ports");
     private static final Set<String> CLASSIFIER_FIELDS = ImmutableSet.of("m_ld", "m_pl", "m_m");
 
@@ -78,6 +78,7 @@ public final class IntentJson {
             o.put("buffer_limit_pkts", in.bufferLimitPkts());
         }
         o.put("priority", in.priority());
+        o.put("queue_layout", in.queueLayout().text());
         ObjectNode c = o.putObject("classifier");
         c.put("m_ld", in.mLd());
         c.put("m_pl", in.mPl());
@@ -193,6 +194,17 @@ public final class IntentJson {
         l = integer(n, "priority", e);
         if (l != null) {
             b.priority(clampInt(l));
+        }
+        JsonNode ql = n.get("queue_layout");
+        if (ql != null) {
+            FairnessIntent.QueueLayout layout = ql.isTextual() ? FairnessIntent.QueueLayout.fromText(ql.asText())
+                    : null;
+            if (layout == null) {
+                e.add("queue_layout: " + (ql.isTextual() ? "'" + ql.asText() + "'" : ql.toString())
+                              + " is not 'shared' or 'isolated'");
+            } else {
+                b.queueLayout(layout);
+            }
         }
         JsonNode c = n.get("classifier");
         if (c != null) {

@@ -93,6 +93,9 @@ public final class IntentValidator {
         if (in.priority() < 0 || in.priority() > pMax) {
             e.add("priority: " + in.priority() + " outside [0, " + pMax + "]");
         }
+        if (in.queueLayout() == null) {
+            e.add("queue_layout: missing (allowed: 'shared', 'isolated')");
+        }
         long cMax = params.integer("policy", "classifier_max");
         checkThreshold("classifier.m_ld", in.mLd(), cMax, e);
         checkThreshold("classifier.m_pl", in.mPl(), cMax, e);

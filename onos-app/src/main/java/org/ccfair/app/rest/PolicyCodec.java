@@ -72,6 +72,7 @@ public final class PolicyCodec {
         o.put("target_delay_us", p.targetDelayUs());
         o.put("buffer_policy", p.adaptiveBuffer() ? "adaptive" : "fixed");
         o.put("buffer_limit_pkts", p.bufferLimitPkts());
+        o.put("queue_layout", p.queueLayout().text());
         // Per queue: Cocoa's current limits when adaptive, else the fixed limit everywhere.
         ArrayNode ql = o.putArray("queue_limit_pkts");
         ArrayNode cl = o.putArray("queue_ctv_lo");

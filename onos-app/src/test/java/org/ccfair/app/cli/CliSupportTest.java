@@ -37,6 +37,17 @@ public class CliSupportTest {
         assertEquals(400, in.bufferLimitPkts());
         assertEquals(9, in.mPl());
         assertTrue(CliSupport.intentLine(in).startsWith("id=gold, priority=7, scope=devices[device:leaf1, "));
+        assertTrue(CliSupport.intentLine(in), CliSupport.intentLine(in).contains(", queue_layout=shared, "));
+        FairnessIntent iso = json.decode(CliSupport.intentJson("iso", null, null, null, null, null, null, null, null,
+                                                               null, null, "isolated"));
+        assertEquals(FairnessIntent.QueueLayout.ISOLATED, iso.queueLayout());
+        try {
+            json.decode(CliSupport.intentJson("x", null, null, null, null, null, null, null, null, null, null,
+                                              "per-group"));
+            fail("accepted --queue-layout per-group");
+        } catch (InvalidIntentException e) {
+            assertEquals(List.of("queue_layout: 'per-group' is not 'shared' or 'isolated'"), e.errors());
+        }
     }
 
     @Test
@@ -67,7 +78,9 @@ public class CliSupportTest {
         DevicePolicy d = s.policies().get(Fabrics.leaf(1));
         List<String> lines = CliSupport.portLines(P, d, d.port(2));
         assertTrue(lines.get(0), lines.get(0).startsWith("  port 2: role=edge, intent=(default)"));
-        assertTrue(lines.get(1), lines.get(1).startsWith("    queues: ant=[0,0,0,0] mouse=[1,1,1,1]"));
+        assertTrue(lines.get(0), lines.get(0).contains(", queue_layout=shared, "));
+        assertTrue(lines.get(1),
+                   lines.get(1).startsWith("    queues: ant=[0,0,0,0] mouse=[1,1,1,1] delay.0=[2,2,2,2]"));
         List<String> st = CliSupport.statsLines(P, 2, List.of(new GroupStats(3, 4, 5, 6, 7, 8)));
         assertEquals("    delay.1   flows=4 pkts=5 bytes=6 drops=7 ecn_marks=8", st.get(1));
     }

@@ -27,9 +27,9 @@ import static org.junit.Assert.fail;
  * The app against testdata/controller/cases.json, the controller cases the
  * ns-3 model is held to as well (testdata/README.md, "Controller cases"): one
  * edge port per case, compiled as the app compiles a device, then its fair
- * rate, port_cfg fair_rate_bin, TVF profile and per-group CTV range compared
- * with the hand-derived values. Every case is checked; failures are reported
- * together.
+ * rate, port_cfg fair_rate_bin, TVF profile, per-group CTV range and queue map
+ * (in the case's queue layout) compared with the hand-derived values. Every
+ * case is checked; failures are reported together.
  */
 public class ControllerCasesTest {
 
@@ -71,11 +71,23 @@ public class ControllerCasesTest {
             sent = s;
         }
         List<FairnessIntent> intents = new ArrayList<>();
-        if (c.has("weights")) {
-            Map<String, Double> w = new HashMap<>();
-            c.path("weights").fields().forEachRemaining(e -> w.put(e.getKey(), e.getValue().asDouble()));
-            intents.add(FairnessIntent.builder(p).id("case").objective(FairnessIntent.Objective.WEIGHTED_GROUPS)
-                                .weights(w).build());
+        if (c.has("weights") || c.has("queue_layout")) {
+            FairnessIntent.Builder b = FairnessIntent.builder(p).id("case");
+            if (c.has("weights")) {
+                Map<String, Double> w = new HashMap<>();
+                c.path("weights").fields().forEachRemaining(e -> w.put(e.getKey(), e.getValue().asDouble()));
+                b.objective(FairnessIntent.Objective.WEIGHTED_GROUPS).weights(w);
+            }
+            if (c.has("queue_layout")) {
+                FairnessIntent.QueueLayout layout = FairnessIntent.QueueLayout.fromText(
+                        c.path("queue_layout").asText());
+                if (layout == null) {
+                    throw new IllegalArgumentException(name + ": queue_layout " + c.path("queue_layout")
+                                                               + " is not 'shared' or 'isolated'");
+                }
+                b.queueLayout(layout);
+            }
+            intents.add(b.build());
         }
         FabricView fabric = FabricView.builder().port(DEV, 1, PortRole.EDGE, speed).build();
         StatsSnapshot.Builder sb = StatsSnapshot.builder().port(DEV, 1, flows);
@@ -118,6 +130,25 @@ public class ControllerCasesTest {
                      g.getValue().get(0).asInt(), port.ctvLoOf(q));
             expectEq(failures, name + ": ctv hi of " + g.getKey() + " (queue " + q + ")",
                      g.getValue().get(1).asInt(), port.ctvHiOf(q));
+        }
+        it = e.path("queues").fields();
+        while (it.hasNext()) {
+            Map.Entry<String, JsonNode> g = it.next();
+            int gid = group(ids, g.getKey(), name);
+            for (int s = 0; s < g.getValue().size(); s++) {
+                expectEq(failures, name + ": queue of " + g.getKey() + " slot " + s, g.getValue().get(s).asInt(),
+                         port.queueOf(gid, s, numQueues));
+            }
+        }
+        if (e.has("queues_used")) {
+            java.util.Set<Integer> used = new java.util.TreeSet<>();
+            int slots = (int) p.integer("queues", "slots_per_group");
+            for (int g = 0; g < groups; g++) {
+                for (int s = 0; s < slots; s++) {
+                    used.add(port.queueOf(g, s, numQueues));
+                }
+            }
+            expectEq(failures, name + ": queues used " + used, e.path("queues_used").asInt(), used.size());
         }
     }
 

@@ -62,9 +62,13 @@ public class PolicyCompilerTest {
         }
     }
 
+    private static FairnessIntent isolated(String id) {
+        return FairnessIntent.builder(P).id(id).queueLayout(FairnessIntent.QueueLayout.ISOLATED).build();
+    }
+
     @Test
     public void queuesFollowActiveFlows() {
-        FairnessIntent in = c.defaultIntent();
+        FairnessIntent in = isolated("iso");
         int loss0 = P.groupId("loss", 0);
         int delay0 = P.groupId("delay", 0);
         int[] flows = new int[g];
@@ -86,10 +90,108 @@ public class PolicyCompilerTest {
         assertEquals(q, java.util.Arrays.stream(e).sum());
         assertTrue("more flows, more queues: " + java.util.Arrays.toString(e), e[loss0] > e[delay0]);
         // Guarantees for ants and mice.
-        FairnessIntent gold = FairnessIntent.builder(P).id("g").minAntShare(0.25).minMiceShare(0.125).build();
+        FairnessIntent gold = isolated("g").toBuilder(P).minAntShare(0.25).minMiceShare(0.125).build();
         int[] b = c.allocateQueues(gold, flows);
         assertEquals(4, b[(int) P.integer("groups", "ant")]);
         assertEquals(2, b[(int) P.integer("groups", "mouse")]);
+    }
+
+    /**
+     * The default layout: every long-lived group's slots on one queue after the
+     * ants' and mice' queues, whatever the flows; the ants' and mice'
+     * guarantees keep their queue counts; the rest of the port's queues stay unused.
+     */
+    @Test
+    public void sharedLayoutPutsEveryLongLivedGroupInOneQueue() {
+        assertEquals(FairnessIntent.QueueLayout.SHARED, c.defaultIntent().queueLayout());
+        int[] flows = new int[g];
+        flows[P.groupId("loss", 0)] = 30;
+        flows[P.groupId("delay", 0)] = 10;
+        int ant = (int) P.integer("groups", "ant");
+        int mouse = (int) P.integer("groups", "mouse");
+        QueueSplit s = c.queueSplit(c.defaultIntent(), flows);
+        java.util.Set<Integer> used = new java.util.TreeSet<>();
+        for (int i = 0; i < g; i++) {
+            assertEquals(1, s.queues(i));
+            for (int slot = 0; slot < slots; slot++) {
+                used.add(s.queueOf(i, slot, q));
+                if (i != ant && i != mouse) {
+                    assertEquals("group " + i + " slot " + slot, 2, s.queueOf(i, slot, q));
+                }
+            }
+        }
+        assertEquals("ants 0, mice 1, long-lived 2", java.util.Set.of(0, 1, 2), used);
+        FairnessIntent gold = FairnessIntent.builder(P).id("g").minAntShare(0.25).minMiceShare(0.125).build();
+        QueueSplit sg = c.queueSplit(gold, flows);
+        assertEquals(4, sg.queues(ant));
+        assertEquals(2, sg.queues(mouse));
+        assertEquals(List.of(0, 1, 2, 3), List.of(sg.queueOf(ant, 0, q), sg.queueOf(ant, 1, q),
+                                                  sg.queueOf(ant, 2, q), sg.queueOf(ant, 3, q)));
+        assertEquals(5, sg.queueOf(mouse, 1, q));
+        assertEquals("the common queue follows the guarantees", 6, sg.queueOf(P.groupId("hybrid", 1), 3, q));
+        // Fewer queues than groups: the shared layout still needs only 3.
+        assertEquals(2, new PolicyCompiler(withQueues(4)).queueSplit(c.defaultIntent(), flows)
+                .queueOf(P.groupId("loss", 1), 0, 4));
+    }
+
+    private static CcfairParams withQueues(int n) {
+        com.fasterxml.jackson.databind.node.ObjectNode tree = (com.fasterxml.jackson.databind.node.ObjectNode) P.tree();
+        ((com.fasterxml.jackson.databind.node.ObjectNode) tree.get("queues")).put("per_port", n);
+        return CcfairParams.fromTree(tree);
+    }
+
+    /** A port's queue layout follows its governing intent, and switching it rewrites the queue map. */
+    @Test
+    public void layoutFollowsTheGoverningIntent() {
+        FabricView f = FabricView.builder().port("device:s1", 1, PortRole.EDGE, 10_000)
+                .port("device:s1", 2, PortRole.EDGE, 10_000).build();
+        FairnessIntent iso = isolated("iso").toBuilder(P).scope(Scope.ports(List.of("device:s1/2"))).build();
+        int[] flows = new int[g];
+        flows[P.groupId("loss", 0)] = 3;
+        flows[P.groupId("hybrid", 1)] = 1;
+        StatsSnapshot st = StatsSnapshot.builder().port("device:s1", 1, flows).port("device:s1", 2, flows).build();
+        DevicePolicy d = c.compile(f, List.of(iso), st, Map.of()).get("device:s1");
+        assertEquals(FairnessIntent.QueueLayout.SHARED, d.port(1).queueLayout());
+        assertEquals(FairnessIntent.QueueLayout.ISOLATED, d.port(2).queueLayout());
+        int loss0 = P.groupId("loss", 0);
+        int hybrid1 = P.groupId("hybrid", 1);
+        assertEquals(d.port(1).queueOf(loss0, 0, q), d.port(1).queueOf(hybrid1, 0, q));
+        assertNotEquals(d.port(2).queueOf(loss0, 0, q), d.port(2).queueOf(hybrid1, 0, q));
+        assertNotEquals("same flows, different layouts: different policies", d.port(1).split(), d.port(2).split());
+        List<PolicyWrite> ws = new PolicyDelta(P).between(d, c.compile(f, List.of(), st, Map.of("device:s1", d))
+                .get("device:s1"));
+        assertTrue("port 2 becomes shared: its queue map is rewritten", ws.stream().anyMatch(
+                w -> w.table() == PolicyTable.QUEUE_MAP && w.key(0) == 2 && w.key(1) == loss0 && w.value()[0] == 2));
+        assertTrue("port 1 is untouched", ws.stream().noneMatch(w -> w.table() != PolicyTable.TVF && w.key(0) == 1));
+    }
+
+    /**
+     * Weighted fair rate: a flow of group g counts weight[g] times; every
+     * weight 1 gives the unweighted rate.
+     */
+    @Test
+    public void weightedFairRateIsTheRateOfAWeightOneFlow() {
+        int loss0 = P.groupId("loss", 0);
+        int hybrid1 = P.groupId("hybrid", 1);
+        int[] flows = new int[g];
+        flows[loss0] = 1;
+        flows[hybrid1] = 1;
+        double[] w = new double[g];
+        java.util.Arrays.fill(w, 1.0);
+        assertEquals(c.fairKbps(20, flows, null), c.fairKbps(20, flows, null, w), 0);
+        w[loss0] = 3;
+        assertEquals(20000.0 / 4, c.fairKbps(20, flows, null, w), 1e-9);
+        double[] sent = new double[g];
+        java.util.Arrays.fill(sent, -1.0);
+        sent[hybrid1] = 0; // stalled: leaves with its rate, the loss flow may take the port
+        assertEquals(20000.0 / 3, c.fairKbps(20, flows, sent, w), 1e-9);
+        // A lone flow of weight 0.5: its due (half the unit rate) may be the whole port.
+        int[] one = new int[g];
+        one[loss0] = 1;
+        w[loss0] = 0.5;
+        java.util.Arrays.fill(sent, -1.0);
+        sent[loss0] = 0;
+        assertEquals(40000.0, c.fairKbps(20, one, sent, w), 1e-9);
     }
 
     @Test
@@ -175,11 +277,12 @@ public class PolicyCompilerTest {
         for (int i = 2; i < g; i++) {
             flows[i] = 1;
         }
-        int[] a = c.allocateQueues(w, flows);
+        FairnessIntent wi = w.toBuilder(P).queueLayout(FairnessIntent.QueueLayout.ISOLATED).build();
+        int[] a = c.allocateQueues(wi, flows);
         assertTrue(java.util.Arrays.toString(a), a[P.groupId("hybrid", 0)] > a[P.groupId("loss", 0)]);
-        a = c.allocateQueues(c.defaultIntent(), flows);
+        a = c.allocateQueues(isolated("iso"), flows);
         assertEquals("per-flow ignores weights", a[P.groupId("hybrid", 0)], a[P.groupId("loss", 0)]);
-        a = c.allocateQueues(w, flows);
+        a = c.allocateQueues(wi, flows);
         assertTrue(java.util.Arrays.toString(a), a[P.groupId("hybrid", 0)] > a[P.groupId("loss", 0)]);
         int mid = 80;
         TvfProfile tp = c.profile(w, mid);
@@ -276,14 +379,15 @@ public class PolicyCompilerTest {
         assertEquals(4, ids.size());
         assertEquals(d.port(2).tvfProfileId(), d.port(3).tvfProfileId());
         assertEquals(d.port(4).tvfProfileId(), d.port(5).tvfProfileId());
-        // The CTV range stays at each port's own fair bin + 4 / + 3, read on the shared curve:
-        // port 2 (bin 80) on the curve centred on 83: PV(84) = 32767 - 2047, PV(83) = 32767;
-        // port 3 (bin 86): PV(90) = 32767 - trunc(7 * 2047.97) = 18432, PV(89) = 20480.
+        // The CTV range stays at each port's own fair bin + 2 / + 0, read on the curve the port
+        // shares (at that curve's centre it would be 28672, 32767), ports 2 and 3 on the one centred on 83:
+        // port 2 (bin 80): PV(82) = 32767 + 2047, PV(80) = 32767 + trunc(6143.9) = 38910;
+        // port 3 (bin 86): PV(88) = 32767 - trunc(10239.84) = 22528, PV(86) = 32767 - trunc(6143.9) = 26624.
         int q2 = d.port(2).queueOf(loss0, 0, q);
-        assertEquals(30720, d.port(2).ctvLoOf(q2));
-        assertEquals(32767, d.port(2).ctvHiOf(q2));
-        assertEquals(18432, d.port(3).ctvLoOf(q2));
-        assertEquals(20480, d.port(3).ctvHiOf(q2));
+        assertEquals(34814, d.port(2).ctvLoOf(q2));
+        assertEquals(38910, d.port(2).ctvHiOf(q2));
+        assertEquals(22528, d.port(3).ctvLoOf(q2));
+        assertEquals(26624, d.port(3).ctvHiOf(q2));
     }
 
     /**

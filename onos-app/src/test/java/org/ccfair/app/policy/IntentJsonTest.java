@@ -26,6 +26,7 @@ public class IntentJsonTest {
                 + "\"objective\":\"weighted-groups\",\"weights\":{\"loss\":2,\"delay\":1},"
                 + "\"min_ant_share\":0.1,\"min_mice_share\":0.1,\"target_delay_us\":2000,"
                 + "\"buffer_policy\":\"fixed\",\"buffer_limit_pkts\":500,\"priority\":300,"
+                + "\"queue_layout\":\"isolated\","
                 + "\"classifier\":{\"m_ld\":3,\"m_pl\":10,\"m_m\":5}}";
     }
 
@@ -35,6 +36,8 @@ public class IntentJsonTest {
         assertEquals("gold", a.id());
         assertEquals(2.0, a.weight("loss"), 0);
         assertEquals(1.0, a.weight("hybrid"), 0);
+        assertEquals(FairnessIntent.QueueLayout.ISOLATED, a.queueLayout());
+        assertEquals("isolated", json.encode(a).get("queue_layout").asText());
         assertEquals(a, json.fromText(json.toText(a)));
         FairnessIntent b = FairnessIntent.builder(P).id("p").scope(Scope.ports(List.of("device:s1/3", "device:s1/4")))
                 .build();
@@ -53,6 +56,26 @@ public class IntentJsonTest {
         assertEquals(P.integer("classifier", "m_pl"), a.mPl());
         assertEquals(P.integer("classifier", "m_m"), a.mM());
         assertEquals(FairnessIntent.BufferPolicy.ADAPTIVE, a.bufferPolicy());
+        // Also what an intent stored before the field existed reads as.
+        assertEquals(P.text("queues", "layout"), a.queueLayout().text());
+        assertEquals(FairnessIntent.QueueLayout.SHARED, a.queueLayout());
+    }
+
+    @Test
+    public void queueLayoutDefaultComesFromParams() {
+        com.fasterxml.jackson.databind.node.ObjectNode tree = (com.fasterxml.jackson.databind.node.ObjectNode) P.tree();
+        com.fasterxml.jackson.databind.node.ObjectNode queues =
+                (com.fasterxml.jackson.databind.node.ObjectNode) tree.get("queues");
+        queues.put("layout", "isolated");
+        assertEquals(FairnessIntent.QueueLayout.ISOLATED,
+                     new IntentJson(CcfairParams.fromTree(tree)).fromText("{\"id\":\"x\"}").queueLayout());
+        queues.put("layout", "fair");
+        try {
+            FairnessIntent.builder(CcfairParams.fromTree(tree));
+            fail("accepted queues.layout 'fair'");
+        } catch (IllegalArgumentException e) {
+            assertEquals("queues.layout: 'fair' is not 'shared' or 'isolated'", e.getMessage());
+        }
     }
 
     /** Each case: a replacement of one field in the valid intent, and the error it must produce. */
@@ -91,6 +114,11 @@ public class IntentJsonTest {
             {"\"buffer_policy\":\"fixed\"", "\"buffer_policy\":\"adaptive\"",
                     "buffer_limit_pkts: only allowed with buffer_policy 'fixed'"},
             {"\"priority\":300", "\"priority\":70000", "priority: 70000 outside [0, 65535]"},
+            {"\"queue_layout\":\"isolated\"", "\"queue_layout\":\"per-group\"",
+                    "queue_layout: 'per-group' is not 'shared' or 'isolated'"},
+            {"\"queue_layout\":\"isolated\"", "\"queue_layout\":2", "queue_layout: 2 is not 'shared' or 'isolated'"},
+            {"\"queue_layout\":\"isolated\"", "\"queue_layout\":null",
+                    "queue_layout: null is not 'shared' or 'isolated'"},
             {"\"m_ld\":3", "\"m_ld\":0", "classifier.m_ld: 0 outside [1, 255]"},
             {"\"m_pl\":10", "\"m_pl\":2", "classifier.m_pl: 2 must be greater than m_ld 3"},
             {"\"m_m\":5", "\"m_m\":300", "classifier.m_m: 300 outside [1, 255]"},

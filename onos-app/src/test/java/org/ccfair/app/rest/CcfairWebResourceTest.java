@@ -89,6 +89,11 @@ public class CcfairWebResourceTest extends JerseyTest {
         assertEquals(2, e.size());
         assertEquals("target_delay_us: 5 outside [50, 1000000]", e.get(0).asText());
         assertEquals("priority: -3 outside [0, 65535]", e.get(1).asText());
+        r = target("intents").request().post(Entity.entity(
+                GOLD.replace("\"priority\":200", "\"queue_layout\":\"fair\",\"priority\":200"),
+                MediaType.APPLICATION_JSON));
+        assertEquals(400, r.getStatus());
+        assertEquals("queue_layout: 'fair' is not 'shared' or 'isolated'", json(r).get("errors").get(0).asText());
         r = target("intents").request().post(Entity.entity("{not json", MediaType.APPLICATION_JSON));
         assertEquals(400, r.getStatus());
         assertTrue(json(r).get("errors").get(0).asText().startsWith("body: not valid JSON"));

@@ -63,7 +63,8 @@ public class CodecsTest {
                         .objective(FairnessIntent.Objective.WEIGHTED_GROUPS).weights(Map.of("loss", 0.5))
                         .bufferPolicy(FairnessIntent.BufferPolicy.FIXED).bufferLimitPkts(64).priority(0)
                         .classifier(1, 2, 3).minAntShare(0).minMiceShare(0.25).targetDelayUs(50).build(),
-                FairnessIntent.builder(P).id("c").scope(Scope.ports(List.of("device:x/1"))).build());
+                FairnessIntent.builder(P).id("c").scope(Scope.ports(List.of("device:x/1")))
+                        .queueLayout(FairnessIntent.QueueLayout.ISOLATED).build());
         for (FairnessIntent in : intents) {
             ObjectNode n = c.encode(in, ctx);
             assertEquals(in, c.decode(n, ctx));
@@ -85,11 +86,15 @@ public class CodecsTest {
         JsonNode j = pc.device(d);
         assertEquals(Fabrics.leaf(1), j.get("device").asText());
         assertEquals(3, j.get("ports").size());
-        int total = 0;
-        for (JsonNode g : j.get("ports").get(1).get("groups")) {
-            total += g.get("queues").asInt();
+        // The default layout: ants 0, mice 1, every long-lived group on queue 2.
+        JsonNode port = j.get("ports").get(1);
+        assertEquals("shared", port.get("queue_layout").asText());
+        java.util.Set<Integer> used = new java.util.TreeSet<>();
+        for (JsonNode g : port.get("groups")) {
+            g.get("slot_queues").forEach(x -> used.add(x.asInt()));
         }
-        assertEquals(P.integer("queues", "per_port"), total);
+        assertEquals(java.util.Set.of(0, 1, 2), used);
+        assertEquals("[2,2,2,2]", port.get("groups").get("loss.0").get("slot_queues").toString());
         JsonNode st = pc.status("device:s", new PushStatus(PushStatus.State.FAILED, 12, 3, "boom", 99, 50));
         assertEquals("FAILED", st.get("state").asText());
         assertEquals("boom", st.get("last_error").asText());
