@@ -86,12 +86,23 @@ def derived(p):
     if not 1 <= c["bwest_min_pkts"] <= 0xFFFF:
         raise ValueError("classifier.bwest_min_pkts must be 1..65535, got %r" % c["bwest_min_pkts"])
     d["BWEST_MIN_PKTS"] = c["bwest_min_pkts"]
+    # The marker's rate label: the last interval's log rate (1) or the average of the last two (2).
+    # A stateful ALU cannot shift or scale its memory word, so no decaying average (EWMA) fits
+    # Tofino; the average of two is a sum it can keep (docs/dataplane.md, "Rate label").
+    if c["rate_smooth_intervals"] not in (1, 2):
+        raise ValueError("classifier.rate_smooth_intervals must be 1 or 2, got %r" % c["rate_smooth_intervals"])
+    d["RATE_SMOOTH_INTERVALS"] = c["rate_smooth_intervals"]
     f = p["flow"]
     d["EXPIRE_UNITS"] = int(math.ceil(f["idle_intervals_to_expire"] * f["default_rtt_us"] * 1000.0 / SEEN_UNIT_NS))
     if d["EXPIRE_UNITS"] >= 1 << 15:
         raise ValueError("flow.idle_intervals_to_expire * default_rtt_us exceeds the 8.6 s the 16-bit last-seen time can tell")
     d["RTT_MIN_UNITS"] = int(round(f["min_rtt_us"] * 1000.0 / TS_UNIT_NS))
     d["RTT_MAX_UNITS"] = int(round(f["max_rtt_us"] * 1000.0 / TS_UNIT_NS))
+    # Interval floor W: an interval lasts max(RTT, W) and its rate divides by the same; the RTT
+    # itself (RTT band) stays raw.
+    if not 0 <= f["min_interval_us"] <= f["max_rtt_us"]:
+        raise ValueError("flow.min_interval_us must be 0..flow.max_rtt_us, got %r" % f["min_interval_us"])
+    d["INTERVAL_MIN_UNITS"] = int(round(f["min_interval_us"] * 1000.0 / TS_UNIT_NS))
     d["DIGEST_PERIOD_SHIFT"] = ceil_log2(1e9 / p["controller"]["digest_max_per_sec"])
     d["UPDATE_PERIOD_SHIFT"] = ceil_log2(1e9 / p["update"]["max_per_sec"])
     d["CTV_PERIOD_SHIFT"] = ceil_log2(p["aqm"]["ctv_update_interval_us"] * 1000.0)
@@ -162,6 +173,35 @@ def entries_group(p):
     return out
 
 
+def prefix_cover(lo, hi, width):
+    """[(value, mask)] ternary prefixes whose union is exactly lo..hi (inclusive) of `width` bits."""
+    full, out = (1 << width) - 1, []
+    while lo <= hi:
+        size = lo & -lo if lo else 1 << width
+        while size > hi - lo + 1:
+            size >>= 1
+        out.append((lo, full & ~(size - 1)))
+        lo += size
+    return out
+
+
+def log_rtt_table(d):
+    """log_rtt with the interval floor: the log of max(RTT, W) as the table would look it up,
+    i.e. below W's bucket every RTT (and 0, which no bucket holds) gets W's bucket's value.
+    Prefix entries for 0 .. start of W's bucket - 1 replace the buckets there (fewer entries);
+    W's bucket and those above are unchanged. Only the P4 program floors: the C++ table of
+    the ns-3 model (gen_cpp) is the plain one, its code applies the max itself."""
+    rows = log_table(32, BYTES_MANTISSA, log_rtt_fn(d))
+    w = d["INTERVAL_MIN_UNITS"]
+    if w == 0:
+        return rows
+    hit = [(v, m, r) for v, m, r in rows if w & m == v]
+    assert len(hit) == 1, "W falls in exactly one log_rtt bucket"
+    start = hit[0][0] & hit[0][1]
+    floor = [(v, m, hit[0][2]) for v, m in prefix_cover(0, start - 1, 32)] if start else []
+    return floor + [(v, m, r) for v, m, r in rows if v >= start]
+
+
 def log_bytes_fn(d):
     return lambda x: fine_log(x, d["FINE_PER_DECADE"]) + d["RATE_OFFSET_FINE"]
 
@@ -227,7 +267,10 @@ def main(argv):
     files["ccfair_gen.p4"] = [HEADER, "#ifndef CCFAIR_GEN_P4", "#define CCFAIR_GEN_P4"] + \
         ["#define CCFAIR_%s %d" % kv for kv in sorted(d.items())] + ["#endif"]
     files["entries_log_bytes.p4"] = [HEADER] + entries_log(32, BYTES_MANTISSA, "set_log_bytes", log_bytes_fn(d))
-    files["entries_log_rtt.p4"] = [HEADER] + entries_log(32, BYTES_MANTISSA, "set_log_rtt", log_rtt_fn(d))
+    files["entries_log_rtt.p4"] = [HEADER] + ["0x%x &&& 0x%x : set_log_rtt(%d);" % e for e in log_rtt_table(d)]
+    # flow_tracker's interval_floor: an interval RTT below W (flow.min_interval_us) lasts W.
+    files["entries_interval_floor.p4"] = [HEADER] + [
+        "0x%x &&& 0x%x : floor_interval();" % vm for vm in prefix_cover(0, d["INTERVAL_MIN_UNITS"] - 1, 32)]
     files["entries_log_u.p4"] = [HEADER] + entries_log(16, U_MANTISSA, "set_nlog_u", log_u_fn(d))
     files["entries_log_depth.p4"] = [HEADER] + [
         "0x%x &&& 0x%x : set_ldepth(%d);" % e for e in depth_table(d)]

@@ -263,8 +263,8 @@ aqm_pre = pv_pre + [{"op": "set", "t_us": 12000, "queue": "all", "ctv": 46000, "
 write("aqm-drop-and-mark",
       "Packet-value AQM (architecture §6): a packet with PV < CTV is dropped, or CE-marked if ECN-capable (aqm.ecn on). "
       "Same flow and TVF as pv-drawing (12 Mbit/s, fair rate 10 Mbit/s): u16 65535 draws PV in [28671, 32767] < CTV 46000 -> drop; u16 1 draws 65535 "
-      ">= CTV -> forward; ECT with u16 65535 -> mark. PVs and decisions are taken in egress (dequeue). The drop is the "
-      "flow's first PV drop of interval 2 (one per flow per interval, flow_aqm_once); marks are not limited.",
+      ">= CTV -> forward; ECT with u16 65535 -> mark. PVs and decisions are taken in egress (dequeue). Every PV-drop "
+      "candidate is dropped, whether or not the flow lost a packet earlier in the interval.",
       aqm_pre + [
           interval(12000, 1, 0, u16=65535, drain=False),
           {"op": "dequeue", "t_us": 12000, "count": "all", "expect": {"actions": ["drop"], "ctv": [46000, 46000]}},

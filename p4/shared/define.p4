@@ -70,11 +70,15 @@ const bit<2> CLS_END  = 3;   // first packet after an interval: classify
 // close the interval on the ACK's egress port, queue and fair rate.
 const bit<8> INTERVAL_ACK = 2;
 // The packet that completes the handshake RTT sample: the first interval
-// restarts here, one RTT long (the handshake is not an interval); ingress
-// restarts the counters as at an interval end, egress resets the flow's
-// classifier state (CLS_NEW) instead of classifying. Bit 0 set, as for 1:
-// the AQM's one-drop token is reset by both.
+// restarts here, one interval long (max(RTT, flow.min_interval_us); the
+// handshake is not an interval); ingress restarts the counters as at an
+// interval end, egress resets the flow's classifier state (CLS_NEW) instead
+// of classifying.
 const bit<8> INTERVAL_RESTART = 3;
+
+// flow_rate_s.lo of a flow with no finished interval (classifier.p4): never
+// an interval's log rate (at most ~802).
+const bit<16> RATE_S_NONE = 0xFFFF;
 
 // Slow-start register output.
 const bit<16> SS_ACTIVE = 0;

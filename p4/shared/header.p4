@@ -219,8 +219,6 @@ struct egress_metadata_t {
     bit<32>     depth_over;
     bit<16>     ctv;
     bit<16>     pv_below;
-    bit<8>      aqm_once;     // 1: the flow's one PV drop of this interval is spent
-    bit<1>      pv_drop;      // PV < CTV and not markable: dropped if aqm_once == 0
     pgidx_t     pg_idx;       // telemetry counter index
     bit<1>      drop;
     bit<1>      mark;
@@ -229,7 +227,8 @@ struct egress_metadata_t {
     bit<16>     rnd;
     bit<16>     nlog_u;
     bit<16>     pos;
-    bit<16>     lr_pv;
+    bit<16>     lr_sum;       // flow_rate_s: twice the rate label (0 for an untracked packet)
+    bit<16>     lr_pv;        // the rate label: lr_sum >> 1
     // classifier
     bit<16>     log_b;
     bit<16>     log_r;

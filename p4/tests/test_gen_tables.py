@@ -65,11 +65,11 @@ class GeneratedTables(unittest.TestCase):
             self.assertLessEqual(abs(got - fine * math.log10(x)), 1.0, x)
 
     def test_rate_bin_of_known_rate(self):
-        # 1 Mbit/s over an RTT of 10 ms = 1250 bytes per 9766 ticks of 1.024 us.
+        # 1 Mbit/s over an RTT of 100 ms (above the interval floor) = 12500 bytes per 97656 ticks of 1.024 us.
         b = self.rows("log_bytes")
         r = self.rows("log_rtt")
-        lb = lookup(b, 1250)[1][0]
-        lr = lookup(r, 9766)[1][0]
+        lb = lookup(b, 12500)[1][0]
+        lr = lookup(r, 97656)[1][0]
         lrate = max(0, lb - lr)
         tvf = self.p["tvf"]
         want = tvf["steps_per_decade"] * math.log10(1000.0 / tvf["rate_min_kbps"])
@@ -113,6 +113,47 @@ class GeneratedTables(unittest.TestCase):
         for base in (300, 5000, 100000):
             self.assertFalse(grows(base, int(base * (1 + 2.0 ** -8))), base)
             self.assertTrue(grows(base, int(base * (1 + 2.0 ** -6)) + 1), base)
+
+    def test_log_rtt_divides_by_the_interval_floor(self):
+        """log_rtt is the plain log table of max(RTT, W): every RTT below W (0 included) gets the
+        value of W's bucket, RTTs from W on their own (the divisor is the interval's length)."""
+        rows = self.rows("log_rtt")
+        plain = gen_tables.log_table(32, gen_tables.BYTES_MANTISSA, gen_tables.log_rtt_fn(self.d))
+        w = self.d["INTERVAL_MIN_UNITS"]
+        self.assertEqual(w, round(self.p["flow"]["min_interval_us"] * 1000.0 / 1024))
+        rnd = random.Random(3)
+        for x in [0, 1, 98, 9766, w - 1, w, w + 1, 97656, 2 ** 31 + 7] + [rnd.randrange(0, 2 ** 32) for _ in range(3000)]:
+            want = lookup([([(v, m)], "set_log_rtt", [r]) for v, m, r in plain], max(x, w))
+            self.assertEqual(lookup(rows, x), want, x)
+        self.assertLess(len(rows), len(plain), "the floor's prefix entries should replace the buckets below W")
+
+    def test_interval_floor_entries_are_below_w(self):
+        rows = self.rows("interval_floor")
+        w = self.d["INTERVAL_MIN_UNITS"]
+        for x in [0, 1, 98, w // 2, w - 2, w - 1]:
+            self.assertEqual(lookup(rows, x), ("floor_interval", []), x)
+        for x in [w, w + 1, 2 * w, 2 ** 20, 2 ** 32 - 1]:
+            self.assertIsNone(lookup(rows, x), x)
+
+    def test_prefix_cover_is_exact(self):
+        rnd = random.Random(5)
+        for _ in range(200):
+            lo = rnd.randrange(0, 1 << 16)
+            hi = rnd.randrange(lo, 1 << 16)
+            cover = gen_tables.prefix_cover(lo, hi, 16)
+            for x in [lo, hi, lo - 1, hi + 1] + [rnd.randrange(0, 1 << 16) for _ in range(50)]:
+                inside = any(x & m == v for v, m in cover)
+                self.assertEqual(inside, lo <= x <= hi, (lo, hi, x))
+
+    def test_bad_smoothing_and_floor_are_refused(self):
+        p = P.load()
+        p["classifier"]["rate_smooth_intervals"] = 4
+        with self.assertRaisesRegex(ValueError, "classifier.rate_smooth_intervals"):
+            gen_tables.derived(p)
+        p = P.load()
+        p["flow"]["min_interval_us"] = p["flow"]["max_rtt_us"] + 1
+        with self.assertRaisesRegex(ValueError, "flow.min_interval_us"):
+            gen_tables.derived(p)
 
     def test_bad_bwest_min_pkts_is_refused(self):
         p = P.load()

@@ -229,15 +229,11 @@ control EgressPipe(inout egress_headers_t hdr,
         hdr.ethernet.ether_type = hdr.shim.ether_type;
         hdr.shim.setInvalid();
     }
-    // A PV drop (aqm pv_drop) counts only when the flow's token was free
-    // (aqm_once == 0): a flow loses one packet per interval to the PV rule.
     @hidden
     table egress_out {
         key = {
             md.on: exact;
             md.drop: ternary;
-            md.pv_drop: ternary;
-            md.aqm_once: ternary;
             md.mark: ternary;
             md.role: ternary;
         }

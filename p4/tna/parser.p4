@@ -161,7 +161,7 @@ parser EgressParserImpl(packet_in pkt,
                         out egress_metadata_t md,
                         out egress_intrinsic_metadata_t eg_intr_md) {
     state start {
-        md.drop = 0; md.mark = 0; md.ss_drop = 0; md.aqm_once = 0; md.pv_drop = 0; md.lr_pv = 0; md.role = 0;
+        md.drop = 0; md.mark = 0; md.ss_drop = 0; md.lr_sum = 0; md.role = 0;
         md.new_group = 0; md.mirror_flow_idx = 0;
         md.on = 0; md.cls_op = CLS_NONE; md.upd_ok = 0;
         pkt.extract(eg_intr_md);

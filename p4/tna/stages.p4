@@ -18,6 +18,7 @@
 #define STAGE_IG_COUNT     6
 #define STAGE_EG_QMAX      1
 #define STAGE_EG_RATE      2
+#define STAGE_EG_RATE_S    2
 #define STAGE_EG_AGGR      3
 #define STAGE_EG_BWEST     3
 #define STAGE_EG_SS        4

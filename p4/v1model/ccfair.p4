@@ -172,8 +172,8 @@ control EgressPipe(inout headers_t hdr,
         lmd.eg.ctv_now = ns[CCFAIR_CTV_PERIOD_SHIFT + 15:CCFAIR_CTV_PERIOD_SHIFT];
         lmd.eg.update_tick = ns[CCFAIR_UPDATE_PERIOD_SHIFT + 15:CCFAIR_UPDATE_PERIOD_SHIFT];
         // TNA's egress parser defaults.
-        lmd.eg.drop = 0; lmd.eg.mark = 0; lmd.eg.ss_drop = 0; lmd.eg.aqm_once = 0;
-        lmd.eg.pv_drop = 0; lmd.eg.lr_pv = 0; lmd.eg.role = 0;
+        lmd.eg.drop = 0; lmd.eg.mark = 0; lmd.eg.ss_drop = 0;
+        lmd.eg.lr_sum = 0; lmd.eg.role = 0;
         lmd.eg.new_group = 0; lmd.eg.mirror_flow_idx = 0;
         lmd.eg.on = 0; lmd.eg.cls_op = CLS_NONE; lmd.eg.upd_ok = 0;
         lmd.eg.eg_port = (FabPortId_t)sm.egress_port;
@@ -219,8 +219,6 @@ control EgressPipe(inout headers_t hdr,
         key = {
             lmd.eg.on: exact;
             lmd.eg.drop: ternary;
-            lmd.eg.pv_drop: ternary;
-            lmd.eg.aqm_once: ternary;
             lmd.eg.mark: ternary;
             lmd.eg.role: ternary;
         }

@@ -107,6 +107,7 @@ REGISTERS = {
     IG + ".flow_tracker.flow_bytes": 32,
     IG + ".flow_tracker.flow_group": 16,
     EG + ".classifier.flow_rate": 16,  # signed: interval rate in 1/64 decade (4 per TVF rate bin)
+    EG + ".classifier.flow_rate_s": 32,
     EG + ".classifier.flow_bwest": 16,
     EG + ".classifier.flow_aggr": 32,
     EG + ".classifier.flow_family": 8,
@@ -117,6 +118,8 @@ REGISTER_FIELDS = {
     IG + ".flow_tracker.flow_sig": [("sig", 16), ("seen", 16)],
     EG + ".classifier.flow_bwest": [("lo", 8), ("hi", 8)],  # lo: last interval was "up"; hi: patterns
     EG + ".classifier.flow_aggr": [("lo", 16), ("hi", 16)],  # lo: previous max depth; hi: growth count
+    # lo: last interval's log rate (0xFFFF: none yet); hi: lo + the one before (twice the marker's label)
+    EG + ".classifier.flow_rate_s": [("lo", 16), ("hi", 16)],
 }
 
 # indirect counter -> unit (P4Info CounterSpec.Unit name)

@@ -124,9 +124,10 @@ class DropBelowCtv(_Aqm):
 
 
 @group("aqm")
-class OneAqmDropPerFlowPerInterval(_Aqm):
-    """Every packet of a tracked TCP flow is below the CTV, yet the PV rule drops only the first
-    of each RTT interval (flow_aqm_once; the first packet of the next interval resets it)."""
+class EveryPvDropOfATrackedFlow(_Aqm):
+    """Every packet of a tracked TCP flow below the CTV is dropped, in every RTT interval: the PV
+    rule has no per-flow allowance (the one-PV-drop-per-interval token, flow_aqm_once, is gone:
+    with it only the first packet of each interval was dropped and the rest passed)."""
 
     def runTest(self):
         rtt_us, n = 200000, 6   # a long interval: each burst fits well inside it on tofino-model
@@ -150,9 +151,9 @@ class OneAqmDropPerFlowPerInterval(_Aqm):
                 self.send(p1, f.data(1000, seq=seq))
                 seq += 1000
             got = [p for p in self.recv_all(out, timeout=0.1) if p.haslayer(K.TCP)]
-            self.assertEqual(len(got), n - 1, "interval %d: %d of %d packets passed, expected all but one"
+            self.assertEqual(len(got), 0, "interval %d: %d of %d packets below the CTV passed, expected none"
                              % (k + 2, len(got), n))
-        self.assertEqual(self.pg_packets(DROPS, out) - d0, 2)
+        self.assertEqual(self.pg_packets(DROPS, out) - d0, 2 * n)
 
 
 @group("aqm")

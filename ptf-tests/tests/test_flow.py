@@ -221,7 +221,7 @@ class ReverseAckDoesNotEndInterval(CcfairTest):
     interval: it would close it on the ACK's egress port, queue and fair rate, and start the next
     with no data packet. The next data packet ends it. (Before INTERVAL_ACK it did: the deadline
     moved and flow_pkts restarted at 0.)"""
-    RTT_US = 20000
+    RTT_US = 60000  # units; above the 50 ms interval floor, so 3 RTTs are well past the deadline
 
     def runTest(self):
         p1, p2 = self.ports[0], self.ports[1]

@@ -1,12 +1,16 @@
 # SPDX-License-Identifier: Apache-2.0
 """Packet-value marking at the egress of the ingress edge: PV from the TVF of the flow's
 group (egress port's TVF profile), carried in the shim toward fabric ports."""
+import math
 import time
 
 from ptf.testutils import group
 
 import packets as K
-from base_test import CcfairTest, IG
+from base_test import CcfairTest, IG, EG
+
+
+PV0 = 50000  # PvLabelIsTheAverageOfTwoIntervals: PV = PV0 + rate bin
 
 
 def pv_of_group(g):
@@ -92,3 +96,77 @@ class PvDrawnWithinTvfOfFlowRate(_Marking):
 
     def sleep_interval(self):
         time.sleep(self.params["flow"]["default_rtt_us"] * 1.2e-6)
+
+
+@group("marking")
+class PvLabelIsTheAverageOfTwoIntervals(_Marking):
+    """The marker's rate label is the average of the flow's last two interval rates
+    (classifier.rate_smooth_intervals 2), not the last interval's raw rate. A mid-connection flow
+    (default RTT 150,000 units) sends a fast interval (30 x 1000 B), then a slow one (3 x 1000 B),
+    then 21 packets, the first of which ends the slow interval. PVs come from a TVF that encodes
+    the rate bin (PV = 50000 + bin, above any CTV here): PV = TVF(u x label) with u < 1, so every
+    bin is at most the label's (label / 4), and most are close to it. The slow interval's packets
+    carry the first interval's rate (the first interval end averages the rate with itself, so
+    the label is not halved); the last 21 carry the average of the two rates, about 8 bins above
+    the slow rate, which the raw label (the program before) never reaches. flow_rate_s then holds
+    lo = the slow rate, which flow_rate (the raw rate BwEst compares) holds too, and hi = the sum
+    of the two."""
+    RTT_UNITS = 150000  # 154 ms: the reads between the intervals fit, the gaps stay below the idle expiry
+    UNIT_S = 1024e-9
+
+    def fine(self, nbytes):
+        """The interval rate in 1/64 decade above tvf.rate_min_kbps (the log tables: +-2)."""
+        t = self.params["tvf"]
+        kbps = nbytes * 8.0 / (self.RTT_UNITS * self.UNIT_S) / 1000.0
+        return max(0.0, 4 * t["steps_per_decade"] * math.log10(kbps / t["rate_min_kbps"]))
+
+    def burst(self, p1, p3, n, wait=0.1):
+        """n data packets; the rate bins of the PVs that came out within `wait` s (a burst the flow
+        sends more after must not idle it into its expiry, 410 ms)."""
+        for i in range(n):
+            self.send(p1, self.flow.data(1000, seq=self.seq))
+            self.seq += 986
+        return [p[K.CcfairShim].pv - PV0 for p in self.recv_all(p3, wait) if p.haslayer(K.CcfairShim)]
+
+    def runTest(self):
+        p1, p3 = self.ports[0], self.ports[2]
+        self.edge_port(p1, self.RTT_UNITS)
+        self.fabric_port(p3)
+        self.egress_cfg(p3, role=self.params["ports"]["role_fabric"], ss_drop=0)
+        self.l2(1, p3)
+        for g in range(2 + 3 * self.params["groups"]["k"]):
+            self.tvf(g, lambda b: PV0 + b)
+        self.aqm(p3, 0, 1 << 30)                               # target out of reach: the CTV only steps down
+        self.write_register(EG + ".aqm.q_ctv", self.queue_index(p3, 0), 0)
+        rate, rate_s = EG + ".classifier.flow_rate", EG + ".classifier.flow_rate_s"
+        rtt_s = self.RTT_UNITS * self.UNIT_S
+        self.flow, self.seq = K.Flow(0, 1, 44020), 1
+        fast, slow = self.fine(30 * 986), self.fine(3 * 986)
+        self.wait_claimable()
+        t0 = time.time()
+        self.burst(p1, p3, 30)                                 # interval 1: fast
+        fid = self.new_flow_id(self.flow)
+        time.sleep(max(0.0, t0 + 1.3 * rtt_s - time.time()))
+        t1 = time.time()
+        bins = self.burst(p1, p3, 3)                           # ends interval 1; interval 2: slow
+        lr1 = self.read_register(rate, fid) & 0xFFFF
+        self.assertLessEqual(abs(lr1 - fast), 2, "flow_rate %d after 30 x 986 bytes, expected %.1f" % (lr1, fast))
+        self.assertEqual(len(bins), 3)
+        self.assertLessEqual(max(bins), lr1 >> 2, "a PV above the first interval's rate bin: %s" % bins)
+        self.assertGreater(max(bins), (lr1 >> 3) + 1, "the first interval end halved the label: %s" % bins)
+        time.sleep(max(0.0, t1 + 1.3 * rtt_s - time.time()))
+        bins = self.burst(p1, p3, 21, wait=0.5)                # the first ends interval 2
+        self.assertEqual(len(bins), 21)
+        raw_top = int(slow + 2) >> 2
+        label_top = int((fast + slow) / 2 + 2) >> 2
+        self.assertGreater(label_top, raw_top + 4, "test set-up: the two intervals' rates are too close")
+        self.assertGreater(max(bins), raw_top, "every PV at or below the last interval's rate bin %d (the "
+                           "average's is about %d): the marker does not read the average: %s"
+                           % (raw_top, label_top, bins))
+        self.assertLessEqual(max(bins), label_top, "a PV above the average's bin %d: %s" % (label_top, bins))
+        lo2, hi2 = self.read_register(rate_s, fid)
+        raw = self.read_register(rate, fid) & 0xFFFF
+        self.assertLessEqual(abs(lo2 - slow), 2, "flow_rate_s.lo %d after 3 x 986 bytes, expected %.1f" % (lo2, slow))
+        self.assertEqual(raw, lo2, "flow_rate (raw, for BwEst) is not the last interval's rate")
+        self.assertEqual(hi2, lr1 + lo2, "flow_rate_s.hi is not the sum of the last two intervals' rates")
+        self.assertLessEqual(max(bins), (hi2 >> 1) >> 2, "a PV above the label's bin: %s" % bins)

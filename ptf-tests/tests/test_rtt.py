@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """RTT per flow (docs/dataplane.md, ingress steps 4 and 5): the handshake sample (first
 packet after the SYN in the same direction, minus the SYN), rtt_fix (the port's default RTT
-while no sample exists, flow.min_rtt_us below 128 units), and the interval it paces.
+while no sample exists, flow.min_rtt_us below 128 units), and the interval it paces: max(RTT,
+flow.min_interval_us) long, its rate divided by the same.
 
 Times are the program's units of 2^10 ns (1.024 us). A time the switch takes is bracketed by
 the wall-clock times around it: a packet's ingress time lies between its send and the moment
@@ -57,6 +58,10 @@ class _Rtt(CcfairTest):
         v = self.read_register(RTT, fid)
         self.assertTrue(v & PENDING, "probe slot %d holds 0x%08x, not a pending SYN time" % (fid, v))
         return v & ~PENDING
+
+    def floor_units(self):
+        """The interval floor W (flow.min_interval_us) in units."""
+        return int(round(self.params["flow"]["min_interval_us"] * 1000.0 / 1024))
 
     def rate_fine(self, nbytes, rtt_units):
         """The interval rate the classifier stores (flow_rate) for `nbytes` in one RTT: rate bins
@@ -150,51 +155,110 @@ class FirstIntervalStartsAtTheSample(_Rtt):
 
 @group("rtt")
 class RttClampedToMinimum(_Rtt):
-    """rtt_fix: a sample below 128 units is replaced by flow.min_rtt_us for the interval it
-    closes, a larger one is used as is. Seen in the rate the classifier stores for that interval
-    (flow_rate = rate of its bytes per RTT). The port's default RTT is 1 unit, so the packet
-    after the SYN ends the SYN's interval (50 bytes) where no sample completes. A handshake
-    under 131 us is beyond BMv2 (its packets are ms apart), so the short sample is the one such
-    a handshake leaves: written into flow_rtt after the SYN. The long one is a real handshake:
-    its ACK starts the first interval, which the next data packet, 1.5 samples later, ends."""
+    """rtt_fix: a sample below 128 units is replaced by flow.min_rtt_us, a larger one is used as
+    is; an interval lasts max(RTT, flow.min_interval_us) and its rate (flow_rate) divides by the
+    same. The minimum (about 100 us) is below that floor (50 ms), so the short sample's interval
+    lasts the floor and its rate is over the floor; the long sample (an 80 ms handshake, above the
+    floor) paces and divides as is. The port's default RTT is 1 unit (floored too), so a data
+    packet right after the SYN counts in the SYN's interval and the one a floor later ends it,
+    where no sample completes. A
+    handshake under 131 us is beyond BMv2 (its packets are ms apart), so the short sample is the
+    one such a handshake leaves: written into flow_rtt after the SYN. The long one is a real
+    handshake: its ACK starts the first interval, which the next data packet, 1.5 samples later,
+    ends."""
 
     def runTest(self):
         p1, p2 = self.ports[0], self.ports[1]
         self.forward_pair(p1, p2, default_rtt_us=1)
-        min_units = int(round(self.params["flow"]["min_rtt_us"] * 1000.0 / 1024))
+        floor = self.floor_units()
         syn_bytes = len(K.Flow(0, 1, 1).syn()) - ETH
 
         short = K.Flow(0, 1, 42002)
         self.wait_claimable()
-        self.send_through(p1, p2, short.syn())
+        syn_sent, _ = self.send_through(p1, p2, short.syn())
         fid = self.new_flow_id(short)
         self.write_register(RTT, fid, 50)
         self.send_through(p1, p2, short.data(1000))
         self.assertEqual(self.read_register(RTT, fid), 50, "a non-SYN packet rewrote a stored sample")
-        self.assertEqual(self.read_register(PKTS, fid), 1, "the packet after the SYN did not end its interval")
-        self.assert_rate(fid, syn_bytes, min_units, "the minimum RTT")
+        self.assertEqual(self.read_register(PKTS, fid), 2, "a packet right after the SYN ended its interval")
+        time.sleep(max(0.0, syn_sent + 1.3 * floor * UNIT_S - time.time()))
+        self.send_through(p1, p2, short.data(1000, seq=987))
+        self.assertEqual(self.read_register(PKTS, fid), 1, "the packet one floor after the SYN did not end its "
+                         "interval")
+        self.assert_rate(fid, syn_bytes + 1000 - ETH, floor, "the interval floor (the minimum RTT is below it)")
         self.assertGreater(self.read_rate(fid), 0)
 
         real = K.Flow(0, 1, 42005)
         self.wait_claimable()
-        self.send_through(p1, p2, real.syn())
+        syn_sent, _ = self.send_through(p1, p2, real.syn())
         fid = self.new_flow_id(real)
+        time.sleep(max(0.0, syn_sent + 0.080 - time.time()))
         t_ack, _ = self.send_through(p1, p2, real.ack())
         sample = self.read_register(RTT, fid)
-        self.assertTrue(128 <= sample < PENDING, "handshake sample 0x%x" % sample)
+        self.assertTrue(floor < sample < PENDING, "handshake sample 0x%x, expected above the floor %d" % (sample, floor))
         time.sleep(max(0.0, t_ack + 1.5 * sample * UNIT_S - time.time()))
         self.send_through(p1, p2, real.data(200, seq=2))
         self.assert_rate(fid, len(real.ack()) - ETH, sample, "its own RTT sample")
 
 
 @group("rtt")
+class ShortRttIntervalLastsTheFloor(_Rtt):
+    """Interval floor (flow.min_interval_us, 50 ms): a flow with a handshake RTT of about 10 ms
+    keeps that sample (flow_rtt; the RTT band uses it), but its intervals last the floor and their
+    rate divides by it. The handshake's ACK restarts the first interval with deadline = its time
+    + the floor (= SYN + RTT + floor, exactly; without the floor: + RTT); data packets 1.5 RTTs and
+    0.8 floors later stay in it (flow_pkts 1, 2; the deadline stays), one 1.3 floors later ends it
+    (counters restart; rate = the two packets' bytes per floor, not per RTT) and the next deadline
+    is that packet's time + the floor (the stored sample is below the floor too)."""
+    GAP_S = 0.010
+
+    def runTest(self):
+        p1, p2 = self.ports[0], self.ports[1]
+        self.forward_pair(p1, p2, default_rtt_us=int(units(1.0)))
+        floor = self.floor_units()
+        f = K.Flow(0, 1, 42020)
+        self.wait_claimable()
+        syn_sent, _ = self.send_through(p1, p2, f.syn())
+        fid = self.new_flow_id(f)
+        syn31 = self.syn_time(fid)
+        self.send_through(p2, p1, f.syn_ack())
+        time.sleep(max(0.0, syn_sent + self.GAP_S - time.time()))
+        ack_sent, ack_out = self.send_through(p1, p2, f.pure_ack())
+        rtt = self.read_register(RTT, fid)
+        self.assertFalse(rtt & PENDING, "RTT still pending after the handshake ACK (0x%08x)" % rtt)
+        self.assertLess(1.5 * rtt, 0.6 * floor, "a %d-unit handshake: the switch is too slow for a sample well "
+                        "below the floor (%d units)" % (rtt, floor))
+        d1 = self.read_register(DEADLINE, fid) & 0xFFFFFFFF
+        self.assertEqual(d1 & 0x7FFFFFFF, (syn31 + rtt + floor) & 0x7FFFFFFF,
+                         "flow_deadline 0x%08x: the first interval does not end one floor (%d units) after the "
+                         "sample (SYN at 0x%08x, RTT %d units)" % (d1, floor, syn31, rtt))
+        for k, at_s in enumerate((1.5 * rtt * UNIT_S, 0.8 * floor * UNIT_S)):
+            time.sleep(max(0.0, ack_sent + at_s - time.time()))
+            self.send_through(p1, p2, f.data(200, seq=1 + 186 * k))
+            self.assertEqual(self.read_register(PKTS, fid), k + 1, "a data packet %.1f ms after the sample, before "
+                             "the floor, ended the interval" % (at_s * 1e3))
+            self.assertEqual(self.read_register(DEADLINE, fid) & 0xFFFFFFFF, d1)
+        time.sleep(max(0.0, ack_sent + 1.3 * floor * UNIT_S - time.time()))
+        last_sent, last_out = self.send_through(p1, p2, f.data(300, seq=1000))
+        self.assertEqual(self.read_register(PKTS, fid), 1, "the packet 1.3 floors after the sample did not end "
+                         "the interval")
+        self.assertEqual(self.read_register(RTT, fid), rtt, "the floor changed the stored RTT sample")
+        self.assert_rate(fid, 2 * (200 - ETH), floor, "the interval floor")
+        moved = (self.read_register(DEADLINE, fid) - d1) % (1 << 32)
+        lo, hi = self.bracket(last_sent - ack_out, last_out - ack_sent)
+        self.assertTrue(lo <= moved <= hi, "next deadline moved by %d units, the packets were %d..%d apart: not "
+                        "the roll-over packet's time + the floor" % (moved, lo, hi))
+
+
+@group("rtt")
 class DefaultRttMidConnection(_Rtt):
     """A flow first seen without a SYN has no sample (flow_rtt stays 0) and is paced by its
-    ingress port's default_rtt_us (30,000 units here, not the compile-time 50,000): its interval
-    deadline is its first packet's ingress time + 30,000 (bracketed by probe SYNs before and
-    after; compared modulo 2^31, since a pending SYN time keeps 31 bits of the 32-bit time the
-    deadline holds), and the rate of that interval is its bytes per 30,000 units."""
-    DEFAULT = 30000
+    ingress port's default_rtt_us (70,000 units here, not the compile-time 50,000; above the
+    50 ms interval floor): its interval deadline is its first packet's ingress time + 70,000
+    (bracketed by probe SYNs before and after; compared modulo 2^31, since a pending SYN time
+    keeps 31 bits of the 32-bit time the deadline holds), and the rate of that interval is its
+    bytes per 70,000 units."""
+    DEFAULT = 70000
 
     def runTest(self):
         p1, p2 = self.ports[0], self.ports[1]

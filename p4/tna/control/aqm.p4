@@ -2,9 +2,9 @@
 // Packet-value AQM per queue (CSAQM), on every switch: the queue's congestion
 // threshold value (CTV) steps up while the queuing delay is above the
 // controller-set target and down below it, once per CTV period; a packet with
-// PV < CTV is dropped, or CE-marked if ECN-capable and the queue allows ECN.
-// A tracked flow loses at most one packet to the PV rule per RTT interval
-// (flow_aqm_once): one loss per RTT is all a loss-based sender reacts to.
+// PV < CTV is dropped, or CE-marked if ECN-capable and the queue allows ECN:
+// every such packet, as CSFQ's drop law wants (a per-flow one-drop-per-interval
+// token forgave most candidates, and BBR ignores one loss per RTT).
 // The Cocoa buffer limit (controller-computed) is enforced here too.
 control Aqm(inout egress_headers_t hdr,
             inout egress_metadata_t md,
@@ -14,10 +14,6 @@ control Aqm(inout egress_headers_t hdr,
     Register<bit<32>, qidx_t>(NUM_QUEUE_INDEX) q_max_delay;
     Register<bit<32>, qidx_t>(NUM_QUEUE_INDEX, 0xFFFFFFFF) q_min_depth;
     Counter<bit<32>, qidx_t>(NUM_QUEUE_INDEX, CounterType_t.PACKETS) q_limit_drops;
-    // 1 once the PV rule dropped a packet of the flow in its current interval.
-    // Indexed by the ingress pipe's flow index: flows of different ingress
-    // pipes with the same index share it (as the classifier's registers do).
-    Register<bit<8>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_aqm_once;
     // Enqueue-depth histogram per queue, for the controller's Cocoa loop:
     // the lowest bucket that grew during a loss-free interval bounds the
     // standing queue (ONOS 2.7 reads counters, not registers).
@@ -89,68 +85,6 @@ control Aqm(inout egress_headers_t hdr,
         }
     };
 
-    // rv: 1 if the flow already lost a packet to the PV rule this interval.
-    RegisterAction<bit<8>, bit<FLOW_IDX_BITS>, bit<8>>(flow_aqm_once) once_take = {
-        void apply(inout bit<8> v, out bit<8> rv) {
-            rv = v;
-            v = 1;
-        }
-    };
-    RegisterAction<bit<8>, bit<FLOW_IDX_BITS>, bit<8>>(flow_aqm_once) once_reset_take = {
-        void apply(inout bit<8> v, out bit<8> rv) {
-            v = 1;
-            rv = 0;
-        }
-    };
-    RegisterAction<bit<8>, bit<FLOW_IDX_BITS>, bit<8>>(flow_aqm_once) once_reset = {
-        void apply(inout bit<8> v, out bit<8> rv) {
-            v = 0;
-            rv = 0;
-        }
-    };
-    @hidden action once_take_op() {
-        md.aqm_once = once_take.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-    }
-    @hidden action once_reset_take_op() {
-        md.aqm_once = once_reset_take.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-    }
-    @hidden action once_reset_op() {
-        md.aqm_once = once_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-    }
-    // A packet the PV rule would drop (PV < CTV, under the limit, not
-    // CE-markable) takes the flow's token; the first packet of an interval
-    // (interval_end 1, or INTERVAL_RESTART: bit 0 set) resets it. Marks and limit drops leave it alone. Runs
-    // beside aqm_verdict (same inputs); EgressPipe.egress_out and the
-    // telemetry combine the two, so the rule adds no level to the dependency
-    // chain (it still took Tofino 1 from 9 to 10 stages: p4/RESOURCES.md).
-    @hidden
-    table once_op {
-        key = {
-            md.on: exact;
-            hdr.bridged.tracked: exact;
-            hdr.bridged.interval_end: ternary;
-            md.depth_over: ternary;
-            md.pv_below: ternary;
-            hdr.ipv4.isValid(): ternary;
-            hdr.ipv4.ecn: ternary;
-            md.ecn_en: ternary;
-        }
-        actions = { once_take_op; once_reset_take_op; once_reset_op; no_op; }
-        const entries = {
-            (1, 1, 1 &&& 1, 0, 0, _, _, _) : once_reset_op();         // PV >= CTV
-            (1, 1, 1 &&& 1, 0, _, false, _, _) : once_reset_take_op(); // PV < CTV, not IPv4
-            (1, 1, 1 &&& 1, 0, _, true, 0, _) : once_reset_take_op();  // not ECN-capable
-            (1, 1, 1 &&& 1, 0, _, true, _, 0) : once_reset_take_op();  // ECN off for the queue
-            (1, 1, 1 &&& 1, _, _, _, _, _) : once_reset_op();         // CE-markable, or over the limit
-            (1, 1, 0 &&& 0xFF, 0, 0, _, _, _) : no_op();
-            (1, 1, 0 &&& 0xFF, 0, _, false, _, _) : once_take_op();
-            (1, 1, 0 &&& 0xFF, 0, _, true, 0, _) : once_take_op();
-            (1, 1, 0 &&& 0xFF, 0, _, true, _, 0) : once_take_op();
-        }
-        const default_action = no_op();
-        size = 16;
-    }
-
     // Once per period the CTV steps up while the delay exceeds the target,
     // down otherwise; an internal table picks the RegisterAction (one
     // logical table instead of one per branch).
@@ -212,9 +146,7 @@ control Aqm(inout egress_headers_t hdr,
         md.drop = 1;
         q_limit_drops.count(md.qidx);
     }
-    // A PV drop is final only if the flow's token was free (md.aqm_once == 0,
-    // from once_op in parallel): EgressPipe.egress_out and the telemetry decide.
-    action pv_drop() { md.pv_drop = 1; }
+    action pv_drop() { md.drop = 1; }
     action pv_mark() { md.mark = 1; }
     table aqm_verdict {
         key = {
@@ -262,7 +194,6 @@ control Aqm(inout egress_headers_t hdr,
         }
         ctv_op.apply();
         md.pv_below = md.ctv |-| hdr.shim.pv;
-        once_op.apply();
         if (md.on == 1) {
             aqm_verdict.apply();
         }

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Egress half of the classifier (P4air), run for tracked flows of this
-// switch's edge ports. Per packet: the running maximum of the enqueue depth.
-// At the end of an RTT interval: the interval rate (log domain: log bytes -
-// log RTT), BwEst up/down patterns, slow-start end (packets per interval fall
+// switch's edge ports. Per packet: the running maximum of the enqueue depth
+// and the marker's rate label. At the end of an interval: the interval rate
+// (log domain: log bytes - log max(RTT, flow.min_interval_us)), the rate
+// label (average of the last two intervals' rates), BwEst up/down patterns,
+// slow-start end (packets per interval fall
 // or the fair BDP is reached), aggressiveness and the sticky family, then the
 // group (const table generated from the params group layout). A group that
 // differs from the one ingress queued the packet as is sent to ingress by a
@@ -23,6 +25,7 @@ control Classifier(inout egress_headers_t hdr,
                    in egress_intrinsic_metadata_t eg_intr_md,
                    inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md) {
     Register<int<16>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_rate;
+    Register<pair16_t, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_rate_s;
     Register<pair8_t, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_bwest;
     Register<pair16_t, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_ss;
     Register<bit<16>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_qmax;
@@ -43,6 +46,10 @@ control Classifier(inout egress_headers_t hdr,
         }
         const default_action = set_log_bytes(0);
     }
+    // The interval's divisor: log of max(RTT, flow.min_interval_us), as the
+    // interval lasts (flow_tracker's interval_floor): every RTT below W's
+    // bucket gets W's bucket's value (p4/gen_tables.py). rtt_band keeps the
+    // raw RTT.
     action set_log_rtt(bit<16> log_r) { md.log_r = log_r; }
     table log_rtt {
         key = { hdr.bridged.rtt_us: ternary @name("rtt_us_log"); }  // const; rtt_band has "rtt_us"
@@ -90,14 +97,47 @@ control Classifier(inout egress_headers_t hdr,
             v = (int<16>)md.lrate;
         }
     };
-    RegisterAction<int<16>, bit<FLOW_IDX_BITS>, int<16>>(flow_rate) rate_read = {
-        void apply(inout int<16> v, out int<16> rv) {
-            rv = v;
-        }
-    };
     RegisterAction<int<16>, bit<FLOW_IDX_BITS>, int<16>>(flow_rate) rate_reset = {
         void apply(inout int<16> v) {
             v = 0;
+        }
+    };
+
+    // --- rate label for the marker (classifier.rate_smooth_intervals 2): the
+    // average of the last two intervals' log rates, kept as their sum.
+    // lo = the last interval's log rate (RATE_S_NONE: none since the flow
+    // (re)started, so the first interval end averages its rate with itself),
+    // hi = lo + the one before = twice the label; the marker halves it.
+    // Not an EWMA: a stateful ALU can neither shift nor scale its memory word,
+    // so no decaying average fits (bf-p4c verdicts in docs/dataplane.md).
+    // flow_rate stays the raw rate BwEst compares. lrate <= ~802, so the sum
+    // never wraps and lrate[14:0] ++ 0 is 2 * lrate (an input-crossbar
+    // expression: no PHV field).
+    RegisterAction<pair16_t, bit<FLOW_IDX_BITS>, bit<16>>(flow_rate_s) rate_s_end = {
+        void apply(inout pair16_t v, out bit<16> rv) {
+#if CCFAIR_RATE_SMOOTH_INTERVALS == 2
+            if (v.lo == RATE_S_NONE) {
+                v.hi = md.lrate[14:0] ++ 1w0;
+            } else {
+                v.hi = v.lo + md.lrate;
+            }
+#else
+            v.hi = md.lrate[14:0] ++ 1w0;
+#endif
+            v.lo = md.lrate;
+            rv = v.hi;
+        }
+    };
+    RegisterAction<pair16_t, bit<FLOW_IDX_BITS>, bit<16>>(flow_rate_s) rate_s_read = {
+        void apply(inout pair16_t v, out bit<16> rv) {
+            rv = v.hi;
+        }
+    };
+    // Label 0 (the lowest rate bin) until the first interval end, as before.
+    RegisterAction<pair16_t, bit<FLOW_IDX_BITS>, bit<16>>(flow_rate_s) rate_s_reset = {
+        void apply(inout pair16_t v) {
+            v.lo = RATE_S_NONE;
+            v.hi = 0;
         }
     };
 
@@ -253,6 +293,11 @@ control Classifier(inout egress_headers_t hdr,
         md.bdp_gap = md.fair_fine |-| md.lrate;
     }
 
+    // The marker's rate label: half of flow_rate_s's sum (lr_sum is 0 for a
+    // packet without a flow). An action of its own: inlined into the marker's
+    // subtraction it would be two ALU operations in one action.
+    action rate_label() { md.lr_pv = md.lr_sum >> 1; }
+
     action set_group(group_t group) { md.new_group = group; }
     table group_of {
         key = {
@@ -275,15 +320,11 @@ control Classifier(inout egress_headers_t hdr,
     @hidden action rate_reset_op() {
         rate_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
     }
-    @hidden action rate_read_op() {
-        md.lr_pv = (bit<16>)rate_read.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-    }
     // Also the growth threshold for aggr_end (a stage later): here, not a
     // statement of its own, which as one more logical table costs the
     // ingress chain a stage on Tofino 1 (measured with bf-p4c).
     @hidden action rate_end_op() {
         md.bw_code = rate_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-        md.lr_pv = md.lrate;
         md.qmax_grow = md.qmax_done |-| CCFAIR_AGGR_MARGIN;
     }
     AT_STAGE(STAGE_EG_RATE) @hidden
@@ -293,6 +334,27 @@ control Classifier(inout egress_headers_t hdr,
         const entries = {
             CLS_NEW : rate_reset_op();
             CLS_END : rate_end_op();
+        }
+        const default_action = no_op();
+        size = 4;
+    }
+    @hidden action rate_s_reset_op() {
+        rate_s_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+    }
+    @hidden action rate_s_read_op() {
+        md.lr_sum = rate_s_read.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+    }
+    @hidden action rate_s_end_op() {
+        md.lr_sum = rate_s_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+    }
+    AT_STAGE(STAGE_EG_RATE_S) @hidden
+    table rate_s_op {
+        key = { md.cls_op: exact; }
+        actions = { rate_s_reset_op; rate_s_read_op; rate_s_end_op; no_op; }
+        const entries = {
+            CLS_NEW : rate_s_reset_op();
+            CLS_PKT : rate_s_read_op();
+            CLS_END : rate_s_end_op();
         }
         const default_action = no_op();
         size = 4;
@@ -446,16 +508,9 @@ control Classifier(inout egress_headers_t hdr,
         interval_rate();
         interval_gaps();
         qmax_op.apply();   // before rate_op: rate_end_op reads qmax_done
-        // The per-packet read outputs 16 bits, the end 8: in one table their
-        // outputs collide on the action bus (bfas), so the read is its own
-        // table in the same stage, exclusive by the if/else.
-        AT_STAGE(STAGE_EG_RATE) {
-            if (md.cls_op == CLS_PKT) {
-                rate_read_op();
-            } else {
-                rate_op.apply();
-            }
-        }
+        rate_op.apply();
+        rate_s_op.apply();
+        rate_label();
         if (md.bdp_gap == 0) {
             md.ss_in = 0;
         } else {

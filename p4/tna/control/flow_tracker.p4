@@ -85,7 +85,7 @@ control FlowTracker(inout ingress_headers_t hdr,
         }
     };
 
-    // --- interval: ends at the first packet one RTT after it started
+    // --- interval: ends at the first packet one interval (max(RTT, W)) after it started
     RegisterAction<int<32>, bit<FLOW_IDX_BITS>, bit<8>>(flow_deadline) dl_start = {
         void apply(inout int<32> v, out bit<8> rv) {
             v = (int<32>)md.deadline;
@@ -195,6 +195,27 @@ control FlowTracker(inout ingress_headers_t hdr,
         }
         const default_action = clamp_rtt();
         size = 8;
+    }
+
+    // Interval floor (flow.min_interval_us = W): an interval lasts at least W
+    // whatever RTT it runs on (port default, minimum, stored, or the handshake
+    // sample, which rtt_fix cannot key on: it is computed there), so its rate
+    // is taken over enough packets; the RTT itself (bridged rtt_us, the RTT
+    // band) stays raw, and egress's log_rtt divides by the same max(RTT, W).
+    // Keyed on the RTT rtt_fix chose; entries: the prefixes of 0..W-1
+    // (p4/gen_tables.py).
+    @hidden action floor_interval() {
+        md.deadline = md.bridged.ig_ts + CCFAIR_INTERVAL_MIN_UNITS;
+    }
+    @hidden
+    table interval_floor {
+        key = { md.bridged.rtt_us: ternary; }
+        actions = { floor_interval; no_op; }
+        const entries = {
+#include "entries_interval_floor.p4"
+        }
+        const default_action = no_op();
+        size = 32;
     }
 
     // A pure ACK: ACK flag only and no payload (IPv4 without options). Its
@@ -420,6 +441,7 @@ control FlowTracker(inout ingress_headers_t hdr,
         AT_STAGE(STAGE_IG_RTT + 1) {
             rtt_fix.apply();
         }
+        interval_floor.apply();
         AT_STAGE(0) {
             if (hdr.tcp.ack == 1 && hdr.tcp.syn == 0 && hdr.tcp.fin == 0 && hdr.tcp.rst == 0) {
                 pure_ack.apply();

@@ -9,24 +9,21 @@ control Telemetry(in egress_headers_t hdr,
 
     @hidden action count_drop() { pg_drops.count(md.pg_idx); }
     @hidden action count_mark() { pg_marks.count(md.pg_idx); }
-    // Drops as EgressPipe.egress_out decides them: any md.drop, and a PV drop
-    // only with the flow's token free (aqm_once == 0). One table per counter
-    // (a table's actions must address every indirect counter alike).
+    // Drops as EgressPipe.egress_out decides them (md.drop: AQM, buffer limit,
+    // slow-start drop). One table per counter (a table's actions must address
+    // every indirect counter alike).
     @hidden
     table drop_count {
         key = {
             md.on: exact;
-            md.drop: ternary;
-            md.pv_drop: ternary;
-            md.aqm_once: ternary;
+            md.drop: exact;
         }
         actions = { count_drop; no_op; }
         const entries = {
-            (1, 1, _, _) : count_drop();
-            (1, _, 1, 0) : count_drop();
+            (1, 1) : count_drop();
         }
         const default_action = no_op();
-        size = 2;
+        size = 1;
     }
     @hidden
     table mark_count {

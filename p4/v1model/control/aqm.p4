@@ -11,7 +11,6 @@ control Aqm(inout headers_t hdr,
     register<bit<32>, bit<32>>(NUM_QUEUE_INDEX) q_max_delay;
     register<bit<32>, bit<32>>(NUM_QUEUE_INDEX) q_min_depth;
     counter<bit<32>>(NUM_QUEUE_INDEX, CounterType.packets) q_limit_drops;
-    register<bit<8>, bit<32>>(FLOW_TABLE_SIZE) flow_aqm_once;
     counter<bit<32>>(NUM_DEPTH_HIST_INDEX, CounterType.packets) q_depth_hist;
 
     action set_depth_bucket(bit<CCFAIR_DEPTH_HIST_BITS> bucket) { md.depth_bucket = bucket; }
@@ -105,7 +104,7 @@ control Aqm(inout headers_t hdr,
         md.drop = 1;
         q_limit_drops.count((bit<32>)md.qidx);
     }
-    action pv_drop() { md.pv_drop = 1; }
+    action pv_drop() { md.drop = 1; }
     action pv_mark() { md.mark = 1; }
     table aqm_verdict {
         key = {
@@ -157,22 +156,6 @@ control Aqm(inout headers_t hdr,
             }
         }
         md.pv_below = md.ctv |-| hdr.shim.pv;
-        // once_op: a packet the PV rule would drop takes the flow's token;
-        // the first packet of an interval resets it.
-        if (md.on == 1 && hdr.bridged.tracked == 1) {
-            bit<8> v;
-            bit<32> fidx = (bit<32>)hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0];
-            bool markable = hdr.ipv4.isValid() && hdr.ipv4.ecn != 0 && md.ecn_en != 0;
-            bool would_drop = md.depth_over == 0 && md.pv_below != 0 && !markable;
-            if (hdr.bridged.interval_end[0:0] == 1) {   // 1 or INTERVAL_RESTART (TNA once_op)
-                flow_aqm_once.write(fidx, would_drop ? 8w1 : 8w0);
-                md.aqm_once = 0;
-            } else if (would_drop && hdr.bridged.interval_end == 0) {
-                flow_aqm_once.read(v, fidx);
-                flow_aqm_once.write(fidx, 1);
-                md.aqm_once = v;
-            }
-        }
         if (md.on == 1) {
             aqm_verdict.apply();
         }

@@ -9,6 +9,7 @@ control Classifier(inout headers_t hdr,
                    inout standard_metadata_t sm,
                    inout eg_dprsr_md_t eg_dprsr_md) {
     register<int<16>, bit<32>>(FLOW_TABLE_SIZE) flow_rate;
+    register<bit<32>, bit<32>>(FLOW_TABLE_SIZE) flow_rate_s;   // lo(16) ++ hi(16)
     register<bit<16>, bit<32>>(FLOW_TABLE_SIZE) flow_bwest;    // lo(8) ++ hi(8)
     register<bit<32>, bit<32>>(FLOW_TABLE_SIZE) flow_ss;       // lo(16) ++ hi(16)
     register<bit<16>, bit<32>>(FLOW_TABLE_SIZE) flow_qmax;
@@ -27,6 +28,7 @@ control Classifier(inout headers_t hdr,
         }
         const default_action = set_log_bytes(0);
     }
+    // log of max(RTT, W): the same generated entries as TNA
     action set_log_rtt(bit<16> log_r) { md.log_r = log_r; }
     table log_rtt {
         key = { hdr.bridged.rtt_us: ternary @name("rtt_us_log"); }
@@ -66,6 +68,8 @@ control Classifier(inout headers_t hdr,
         md.bdp_gap = md.fair_fine |-| md.lrate;
     }
 
+    action rate_label() { md.lr_pv = md.lr_sum >> 1; }   // TNA rate_label
+
     action set_group(group_t group) { md.new_group = group; }
     table group_of {
         key = {
@@ -82,13 +86,8 @@ control Classifier(inout headers_t hdr,
         const default_action = set_group(GROUP_ANT);
     }
 
-    // --- rate: reset, per-packet read, interval end (BwEst code 1 up / 2 down)
+    // --- rate: reset, interval end (BwEst code 1 up / 2 down)
     action rate_reset() { flow_rate.write(idx, 0); }
-    action rate_read() {
-        int<16> v;
-        flow_rate.read(v, idx);
-        md.lr_pv = (bit<16>)v;
-    }
     action rate_end() {
         int<16> v;
         flow_rate.read(v, idx);
@@ -100,7 +99,32 @@ control Classifier(inout headers_t hdr,
             md.bw_code = 0;
         }
         flow_rate.write(idx, (int<16>)md.lrate);
-        md.lr_pv = md.lrate;
+    }
+
+    // --- rate label (TNA rate_s_*): lo = last interval's log rate (RATE_S_NONE
+    // after a reset), hi = lo + the one before (twice the average; 16-bit,
+    // never wraps: lrate <= ~802); the label is hi >> 1
+    action rate_s_reset() { flow_rate_s.write(idx, RATE_S_NONE ++ 16w0); }
+    action rate_s_read() {
+        bit<32> v;
+        flow_rate_s.read(v, idx);
+        md.lr_sum = v[15:0];
+    }
+    action rate_s_end() {
+        bit<32> v;
+        flow_rate_s.read(v, idx);
+        bit<16> hi;
+#if CCFAIR_RATE_SMOOTH_INTERVALS == 2
+        if (v[31:16] == RATE_S_NONE) {
+            hi = md.lrate[14:0] ++ 1w0;
+        } else {
+            hi = v[31:16] + md.lrate;
+        }
+#else
+        hi = md.lrate[14:0] ++ 1w0;
+#endif
+        flow_rate_s.write(idx, md.lrate ++ hi);
+        md.lr_sum = hi;
     }
 
     action qmax_reset() { flow_qmax.write(idx, md.ld); }
@@ -210,15 +234,18 @@ control Classifier(inout headers_t hdr,
         interval_rate();
         interval_gaps();
         if (md.cls_op == CLS_PKT) {
-            rate_read();
             qmax_pkt();
+            rate_s_read();
         } else if (md.cls_op == CLS_NEW) {
             rate_reset();
             qmax_reset();
+            rate_s_reset();
         } else if (md.cls_op == CLS_END) {
             rate_end();
             qmax_end();
+            rate_s_end();
         }
+        rate_label();
         if (md.bdp_gap == 0) {
             md.ss_in = 0;
         } else {

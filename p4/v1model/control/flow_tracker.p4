@@ -141,6 +141,21 @@ control FlowTracker(inout headers_t hdr,
         size = 8;
     }
 
+    // interval_floor (TNA): an interval RTT below W lasts W (same generated entries)
+    action floor_interval() {
+        md.deadline = md.bridged.ig_ts + CCFAIR_INTERVAL_MIN_UNITS;
+    }
+    @hidden
+    table interval_floor {
+        key = { md.bridged.rtt_us: ternary; }
+        actions = { floor_interval; no_op; }
+        const entries = {
+#include "entries_interval_floor.p4"
+        }
+        const default_action = no_op();
+        size = 32;
+    }
+
     action set_pure_ack() { md.data_pkt = 0; md.pkt_len32 = 0; }   // TNA: flow_bytes counts data only
     action no_pure_ack() { md.data_pkt = 1; }
     table pure_ack {
@@ -206,6 +221,7 @@ control FlowTracker(inout headers_t hdr,
             }
         }
         rtt_fix.apply();
+        interval_floor.apply();
         if (hdr.tcp.ack == 1 && hdr.tcp.syn == 0 && hdr.tcp.fin == 0 && hdr.tcp.rst == 0) {
             pure_ack.apply();
         }

@@ -12,7 +12,7 @@ control Telemetry(in headers_t hdr,
         if (md.on == 1) {
             pg_pkts.count((bit<32>)md.pg_idx);
             // Drops as EgressPipe.egress_out decides them.
-            if (md.drop == 1 || (md.pv_drop == 1 && md.aqm_once == 0)) {
+            if (md.drop == 1) {
                 pg_drops.count((bit<32>)md.pg_idx);
             } else if (md.mark == 1) {
                 pg_marks.count((bit<32>)md.pg_idx);
