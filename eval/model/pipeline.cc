@@ -29,6 +29,7 @@ namespace
 constexpr uint8_t CLS_NONE = 0, CLS_NEW = 1, CLS_PKT = 2, CLS_END = 3;
 constexpr uint8_t INTERVAL_ACK = 2;
 constexpr uint8_t INTERVAL_RESTART = 3; // the handshake sample: the first interval starts here
+constexpr uint16_t RATE_S_NONE = 0xFFFF; // flow_rate_s.lo with no finished interval (never a log rate)
 constexpr uint16_t SS_ACTIVE = 0, SS_DONE = 1, SS_ENDED_NOW = 2;
 constexpr uint32_t RTT_PENDING = 0x80000000u;
 constexpr uint16_t TRK_COLLIDE = 0;
@@ -110,9 +111,9 @@ struct Pipeline::EgMd
     // marker
     uint16_t nlog_u = 0, pos = 0, pv = 0;
     // aqm
-    uint32_t delay_us = 0, delay_over = 0, depth = 0, depth_over = 0, limit_cells = 0;
+    uint32_t delay_us = 0, delay_over = 0, gate_over = 0, depth = 0, depth_over = 0, limit_cells = 0;
     uint16_t ctv = 0, pv_below = 0;
-    uint8_t ctv_tick = 0, aqm_once = 0, drop = 0, pv_drop = 0, mark = 0;
+    uint8_t ctv_tick = 0, drop = 0, pv_drop = 0, mark = 0;
 };
 
 QueueLayout
@@ -134,6 +135,7 @@ Config::Defaults()
     c.quantum_bytes = 1514 * uint32_t(P::QUEUES_DEFAULT_WEIGHT);
     c.flow_table_size = uint32_t(P::FLOWS_PER_PIPE_TOFINO); // one Tofino pipe's table, here for one port
     c.default_rtt_units = uint32_t(P::FLOW_DEFAULT_RTT_US);
+    c.interval_min_units = uint32_t(G::INTERVAL_MIN_UNITS);
     c.ant_max_pkts = uint32_t(P::FLOW_ANT_MAX_PKTS_PER_INTERVAL);
     c.m_ld = uint32_t(P::CLASSIFIER_M_LD);
     c.m_pl = uint32_t(P::CLASSIFIER_M_PL);
@@ -147,6 +149,7 @@ Config::Defaults()
     c.tvf_steps_per_decade = uint32_t(P::TVF_STEPS_PER_DECADE);
     c.pv_max = uint32_t(P::TVF_PV_MAX);
     c.target_delay_units = uint32_t(P::AQM_TARGET_DELAY_US);
+    c.pv_gate_shift = uint32_t(P::AQM_PV_GATE_SHIFT);
     c.ctv_period_shift = uint32_t(G::CTV_PERIOD_SHIFT);
     c.ctv_step_up = uint32_t(P::AQM_CTV_STEP_UP);
     c.ctv_step_down = uint32_t(P::AQM_CTV_STEP_DOWN);
@@ -186,12 +189,12 @@ Pipeline::Pipeline(const Config& c, uint64_t seed)
     m_flowBytes.assign(n, 0);
     m_flowGroup.assign(n, 0);
     m_flowRate.assign(n, 0);
+    m_flowRateS.assign(n, Pair16{RATE_S_NONE, 0});
     m_flowBwest.assign(n, {});
     m_flowSs.assign(n, {});
     m_flowQmax.assign(n, 0);
     m_flowAggr.assign(n, {});
     m_flowFamily.assign(n, 0);
-    m_flowAqmOnce.assign(n, 0);
     m_key.assign(n, {0, 0, 0, 0});
     m_pgFlowEnter.assign(size_t(1) << 14, 0);
     m_pgFlowLeave.assign(size_t(1) << 14, 0);
@@ -395,6 +398,11 @@ Pipeline::FlowTracker(const Pkt& p, IgMd& md)
         md.bridged.rtt_us = std::min(md.rtt_raw, uint32_t(G::RTT_MAX_UNITS));
         md.deadline = md.bridged.ig_ts + md.rtt_raw;
     }
+
+    // interval_floor (const, prefixes of 0..W-1 on the RTT rtt_fix chose): an interval lasts
+    // at least W = flow.min_interval_us; the RTT itself (bridged rtt_us) stays raw
+    if (md.bridged.rtt_us < m_c.interval_min_units)
+        md.deadline = md.bridged.ig_ts + m_c.interval_min_units;
 
     // pure_ack: ACK only, no payload -> not a data packet, its length not counted
     if (md.tcp && md.tcp_ack && !md.fin_rst_syn && p.payload == 0)
@@ -610,7 +618,7 @@ Pipeline::Classifier(const Bridged& b, EgMd& e)
     const uint32_t i = b.flow_idx & m_idxMask;
     e.ld = LogDepth(e.depth);
     e.log_b = LogBytes(b.int_bytes);
-    e.log_r = LogRtt(b.rtt_us);
+    e.log_r = LogRtt(std::max(b.rtt_us, m_c.interval_min_units)); // log_rtt: the floored interval
     // rtt_band (controller range table on rtt_us[19:0]; default 0)
     e.band = (b.rtt_us & 0xFFFFF) >= m_c.rtt_boundary_units ? 1 : 0;
     // interval_rate(), interval_gaps()
@@ -622,11 +630,9 @@ Pipeline::Classifier(const Bridged& b, EgMd& e)
     e.sparse_gap = SatSub16(b.int_pkts, e.ant_max_pkts);
     e.bdp_gap = SatSub16(e.fair_fine, e.lrate);
 
-    // flow_rate: rate_read (CLS_PKT), rate_reset (CLS_NEW), rate_end (CLS_END)
+    // flow_rate: rate_reset (CLS_NEW), rate_end (CLS_END); BwEst's raw rate
     int16_t& rate = m_flowRate[i];
-    if (e.cls_op == CLS_PKT)
-        e.lr_pv = uint16_t(rate);
-    else if (e.cls_op == CLS_NEW)
+    if (e.cls_op == CLS_NEW)
         rate = 0;
     else if (e.cls_op == CLS_END)
     {
@@ -638,8 +644,24 @@ Pipeline::Classifier(const Bridged& b, EgMd& e)
         else
             e.bw_code = 0;
         rate = lr;
-        e.lr_pv = e.lrate;
     }
+    // flow_rate_s (rate_s_op): the marker's label, the average of the last two intervals' rates
+    Pair16& rs = m_flowRateS[i];
+    uint16_t lr_sum = 0;
+    if (e.cls_op == CLS_NEW) // rate_s_reset
+        rs = {RATE_S_NONE, 0};
+    else if (e.cls_op == CLS_PKT) // rate_s_read
+        lr_sum = rs.hi;
+    else if (e.cls_op == CLS_END) // rate_s_end
+    {
+        if (G::RATE_SMOOTH_INTERVALS == 2 && rs.lo != RATE_S_NONE)
+            rs.hi = uint16_t(rs.lo + e.lrate);
+        else
+            rs.hi = uint16_t((e.lrate & 0x7FFF) << 1);
+        rs.lo = e.lrate;
+        lr_sum = rs.hi;
+    }
+    e.lr_pv = uint16_t(lr_sum >> 1); // rate_label
     // flow_qmax
     uint16_t& qmax = m_flowQmax[i];
     if (e.cls_op == CLS_NEW)
@@ -774,7 +796,7 @@ Pipeline::Marker(const Bridged& b, EgMd& e)
     }
 }
 
-// Aqm (aqm.p4): per-queue CTV, the Cocoa limit, the flow's one-PV-drop token
+// Aqm (aqm.p4): per-queue CTV and the Cocoa limit; every PV < CTV candidate is dropped or marked
 void
 Pipeline::Aqm(const Bridged& b, EgMd& e, QueueState& q)
 {
@@ -784,6 +806,8 @@ Pipeline::Aqm(const Bridged& b, EgMd& e, QueueState& q)
     const uint8_t ecn_en = m_c.ecn ? 1 : 0;
     e.delay_us = e.eg_ts - b.ig_ts;
     e.delay_over = SatSub32(e.delay_us, target);
+    // queue_delay_scaled, delay_excess: a PV verdict needs sojourn << pv_gate_shift >= target
+    e.gate_over = SatSub32(e.delay_us << m_c.pv_gate_shift, target);
     e.depth_over = SatSub32(e.depth, e.limit_cells);
     if (e.on)
     {
@@ -815,26 +839,6 @@ Pipeline::Aqm(const Bridged& b, EgMd& e, QueueState& q)
     e.ctv = q.q_ctv;
     e.pv_below = m_c.pv_aqm ? SatSub16(e.ctv, e.pv) : 0; // model-only switch pv_aqm
     const bool candidate = e.pv_below != 0 && (!b.ect || !ecn_en); // PV drop, not CE-markable (IPv4 always)
-    // once_op (flow_aqm_once): the interval's first packet resets the token
-    uint8_t& once = m_flowAqmOnce[b.flow_idx & m_idxMask];
-    if (e.on && b.tracked && (b.interval_end & 1)) // 1 or INTERVAL_RESTART
-    {
-        if (e.depth_over == 0 && candidate) // once_reset_take
-        {
-            once = 1;
-            e.aqm_once = 0;
-        }
-        else // once_reset
-        {
-            once = 0;
-            e.aqm_once = 0;
-        }
-    }
-    else if (e.on && b.tracked && b.interval_end == 0 && e.depth_over == 0 && candidate) // once_take
-    {
-        e.aqm_once = once;
-        once = 1;
-    }
     // aqm_verdict (p4/shared/entries/aqm_verdict.p4)
     if (e.on)
     {
@@ -843,9 +847,9 @@ Pipeline::Aqm(const Bridged& b, EgMd& e, QueueState& q)
             e.drop = 1; // limit_drop
             q.q_limit_drops++;
         }
-        else if (e.pv_below == 0)
+        else if (e.pv_below == 0 || e.gate_over == 0)
         {
-        } // pass
+        } // pass: PV >= CTV, or no standing queue
         else if (candidate)
             e.pv_drop = 1;
         else
@@ -862,7 +866,7 @@ Pipeline::Telemetry(const Bridged& b, const EgMd& e)
     GroupStats& g = m_g[b.group];
     g.pkts++;
     g.bytes += b.size;
-    if (e.drop || (e.pv_drop && e.aqm_once == 0))
+    if (e.drop || e.pv_drop)
         g.drops++;
     else if (e.mark)
         g.marks++;
@@ -939,7 +943,7 @@ Pipeline::Dequeue(uint64_t now_ns)
         // egress_out (p4/shared/entries/egress_out.p4)
         if (e.on && e.drop)
             r.action = e.ss_drop ? Action::DROP_PROACTIVE : Action::DROP_LIMIT;
-        else if (e.on && e.pv_drop && e.aqm_once == 0)
+        else if (e.on && e.pv_drop)
             r.action = Action::DROP_PV;
         else if (e.on && e.mark)
             r.action = Action::MARK;

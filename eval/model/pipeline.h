@@ -44,6 +44,7 @@ struct Config
     // ingress port_cfg: default_rtt_us in 1.024 us units. The ONOS app writes
     // params' flow.default_rtt_us number as units (docs/algorithm.md §1).
     uint32_t default_rtt_units;
+    uint32_t interval_min_units;  // flow.min_interval_us as units: an interval lasts max(RTT, this) (compiled in)
     // egress port_cfg
     uint32_t ant_max_pkts;
     uint32_t m_ld, m_pl, m_m;
@@ -56,6 +57,7 @@ struct Config
     uint32_t tvf_steps, tvf_min_kbps, tvf_steps_per_decade, pv_max;
     // aqm_cfg and the AQM's compiled constants
     uint32_t target_delay_units;  // aqm.target_delay_us written as units (as the ONOS app does)
+    uint32_t pv_gate_shift;       // aqm.pv_gate_shift: a PV verdict needs sojourn << shift >= target (compiled in)
     uint32_t ctv_period_shift;    // CTV_PERIOD_SHIFT: one CTV step per 2^shift ns period
     uint32_t ctv_step_up, ctv_step_down;
     // the controller's CTV range: the owner group's TVF at the centre bin + these (aqm.ctv_*_bins)
@@ -366,6 +368,7 @@ class Pipeline
     std::vector<uint64_t> m_pgFlowEnter, m_pgFlowLeave;
     // Classifier registers (egress)
     std::vector<int16_t> m_flowRate;
+    std::vector<Pair16> m_flowRateS; // flow_rate_s: lo = last interval's log rate (RATE_S_NONE: none), hi = lo + the one before
     std::vector<Pair8> m_flowBwest;
     std::vector<Pair16> m_flowSs;
     std::vector<uint16_t> m_flowQmax;
@@ -373,7 +376,6 @@ class Pipeline
     std::vector<uint8_t> m_flowFamily;
     uint16_t m_updateLimiter = 0;
     // Aqm per-flow token
-    std::vector<uint8_t> m_flowAqmOnce;
     // controller-written tables
     std::vector<uint8_t> m_queueMap;          // [group][slot] -> qid
     std::vector<std::vector<uint16_t>> m_tvf; // [group][bin] -> PV

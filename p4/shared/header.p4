@@ -216,6 +216,8 @@ struct egress_metadata_t {
     bit<32>     depth;
     bit<32>     delay_us;
     bit<32>     delay_over;
+    bit<32>     delay_sc;     // delay_us << aqm.pv_gate_shift
+    bit<32>     gate_over;    // delay_sc |-| target_delay: 0 = no standing queue, no PV verdict
     bit<32>     depth_over;
     bit<16>     ctv;
     bit<16>     pv_below;

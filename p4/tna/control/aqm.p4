@@ -128,6 +128,11 @@ control Aqm(inout egress_headers_t hdr,
     // Separate actions so the difference is not folded into the saturating
     // subtraction (two ALU stages in one action).
     action queue_delay() { md.delay_us = md.eg_ts - hdr.bridged.ig_ts; }
+    // PV verdicts need a standing queue: sojourn << aqm.pv_gate_shift >= target.
+    // The sojourn is scaled, not the target: this needs no aqm_cfg result, so
+    // the verdict is not a stage later (a shifted target cost Tofino 1 its
+    // 11th stage, measured with bf-p4c).
+    action queue_delay_scaled() { md.delay_sc = md.delay_us << CCFAIR_AQM_PV_GATE_SHIFT; }
     // Not in set_aqm: Tofino cannot add to action data in the action that loads it.
     action ctv_edge_for_up() {
         md.ctv_edge = md.ctv_hi;
@@ -137,7 +142,10 @@ control Aqm(inout egress_headers_t hdr,
         md.ctv_edge = md.ctv_lo;
         md.ctv_cross = md.ctv_lo |+| CCFAIR_AQM_CTV_STEP_DOWN;
     }
-    action delay_excess() { md.delay_over = md.delay_us |-| md.target_delay; }
+    action delay_excess() {
+        md.delay_over = md.delay_us |-| md.target_delay;
+        md.gate_over = md.delay_sc |-| md.target_delay;
+    }
 
     // Verdict as a small ternary table: gateways cannot test the computed
     // 32-bit excess ("condition expression too complex"). First match wins.
@@ -155,6 +163,7 @@ control Aqm(inout egress_headers_t hdr,
             hdr.ipv4.isValid(): ternary;
             hdr.ipv4.ecn: ternary;
             md.ecn_en: ternary;
+            md.gate_over: ternary;
         }
         actions = { pass; limit_drop; pv_drop; pv_mark; }
         const entries = {
@@ -172,6 +181,7 @@ control Aqm(inout egress_headers_t hdr,
         md.depth = (bit<32>)eg_intr_md.enq_qdepth;
         aqm_cfg.apply();
         queue_delay();
+        queue_delay_scaled();
         delay_excess();
         md.depth_over = md.depth |-| md.limit_cells;
         if (md.on == 1) {
