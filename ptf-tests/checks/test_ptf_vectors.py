@@ -66,7 +66,8 @@ def test_divergences_name_existing_vectors():
 
 A = {"src": "10.0.0.1", "sport": 1, "dst": "10.0.1.1", "dport": 2}
 BASE = {
-    "name": "t", "description": "crafted", "config": {"default_rtt_us": 10000, "fair_rate_bps": 10000000},
+    "name": "t", "description": "crafted", "config": {"default_rtt_us": 10000, "min_interval_us": 5000,
+                                                      "fair_rate_bps": 10000000},
     "flows": {"A": A},
     "steps": [
         {"t_us": 0, "flow": "A", "size": 1500, "payload": 1448, "drain": True,
@@ -310,6 +311,24 @@ def test_fixed_draws_become_forced_pvs_for_the_aqm():
     assert any(what == "pv" and "u16=65535" in why for _, what, why in plan.unsupported)
 
 
+def test_fixed_draws_take_the_two_interval_label():
+    """From the second interval end on, the PV forced for a fixed draw follows the marker's label,
+    the log-domain average of the last two intervals' rates, not the last interval's rate."""
+    vec = copy.deepcopy(BASE)
+    vec["config"].update(ss_proactive_drop=False, fair_rate_bps=3000000)
+    d = {"flow": "A", "size": 1500, "payload": 1448, "drain": True}
+    vec["steps"] = [dict(d, t_us=0, repeat=2, every_us=1000),                # interval 1: 2 packets
+                    dict(d, t_us=12000, repeat=8, every_us=500),             # interval 2: 8 packets
+                    dict(d, t_us=24000, u16=65535)]                          # ends it: label = avg
+    plan = _plan(vec)
+    r1, r2 = 2 * 1500 * 8.0 / 10000 * 1000, 8 * 1500 * 8.0 / 10000 * 1000   # kbit/s over the 10 ms RTT
+    tvf = V.fair_rate_tvf(PARAMS, 3e6 / plan.scale)
+    avg = V.rate_bin(math.sqrt(r1 * r2) * 1000 * 65535 / 65536.0 / plan.scale, PARAMS)
+    last = V.rate_bin(r2 * 1000 * 65535 / 65536.0 / plan.scale, PARAMS)
+    assert last - avg >= 2                                                    # the two rules differ here
+    assert plan.packets[-1].force_pv == tvf[avg] != tvf[last]
+
+
 def test_divergences_are_listed_not_checked(monkeypatch):
     vec = copy.deepcopy(BASE)
     monkeypatch.setitem(V.DIVERGENCES, "t", [(None, "rtt_us", None, "model only")])
@@ -329,25 +348,96 @@ def test_compile_time_config_changes_are_named():
 
 
 def test_program_intervals_follow_the_documented_rule():
-    """First packet + RTT; the first packet at or after the deadline ends the interval and starts
-    the next at its own time; a SYN starts the flow with the default RTT until the sample."""
+    """First packet + max(RTT, floor); the first data packet at or after the deadline ends the
+    interval and starts the next at its own time; a SYN starts the flow with the default RTT until
+    the sample, and the packet completing the sample restarts the interval (its counters restart
+    with it: INTERVAL_RESTART)."""
     vec = copy.deepcopy(BASE)
     vec["steps"] = [{"t_us": t, "flow": "A", "size": 1500, "payload": 1448, "drain": True} for t in
                     (0, 9999, 10000, 19999, 20000)]
     pk = V._packets(vec, "t", {"A": (A["src"], A["sport"], A["dst"], A["dport"])})
-    V.program_intervals(pk, 10000, PARAMS)
+    V.program_intervals(pk, 10000, PARAMS, floor=5000)
     assert [p.rollover for p in pk] == [False, False, True, False, True]
     vec["steps"] = [{"t_us": 0, "flow": "A", "flags": "S", "size": 60, "payload": 0},
                     {"t_us": 20000, "flow": "A", "size": 52, "payload": 0},
-                    {"t_us": 49000, "flow": "A", "size": 1500, "payload": 1448},
-                    {"t_us": 50000, "flow": "A", "size": 1500, "payload": 1448},
-                    {"t_us": 69000, "flow": "A", "size": 1500, "payload": 1448},
-                    {"t_us": 70000, "flow": "A", "size": 1500, "payload": 1448}]
+                    {"t_us": 39000, "flow": "A", "size": 1500, "payload": 1448},
+                    {"t_us": 40000, "flow": "A", "size": 1500, "payload": 1448},
+                    {"t_us": 59000, "flow": "A", "size": 1500, "payload": 1448},
+                    {"t_us": 60000, "flow": "A", "size": 1500, "payload": 1448}]
     pk = V._packets(vec, "t", {"A": (A["src"], A["sport"], A["dst"], A["dport"])})
-    st = V.program_intervals(pk, 50000, PARAMS)
+    st = V.program_intervals(pk, 50000, PARAMS, floor=5000)
     assert [p.rollover for p in pk] == [False, False, False, True, False, True]
-    assert st[pk[2].k]["pkts"] == 2          # the SYN counts, the pure ACK does not
+    assert st[pk[0].k]["pkts"] == 1          # the SYN counts
+    assert st[pk[1].k]["pkts"] == 0          # the pure ACK completing the sample restarts the counters
+    assert st[pk[1].k]["deadline"] == 40000  # at its time + the 20 ms sample
+    assert st[pk[2].k]["pkts"] == 1
     assert st[pk[5].k]["last"] == (3000, 2, 20000)
+    assert st[pk[5].k]["rates"] == (1500 * 8.0 / 20000 * 1000, 3000 * 8.0 / 20000 * 1000)
+
+
+def test_intervals_last_the_floor_and_their_rate_divides_by_it():
+    """An interval lasts max(RTT, floor) and its rate divides by the same; the RTT stays raw; the
+    label's rates are the last two intervals' (the default floor is params' flow.min_interval_us)."""
+    w = PARAMS["flow"]["min_interval_us"]
+    vec = copy.deepcopy(BASE)
+    vec["steps"] = [{"t_us": t, "flow": "A", "size": 1500, "payload": 1448, "drain": True} for t in
+                    (0, 10000, w - 1, w, w + 10000, 2 * w + 1000)]
+    pk = V._packets(vec, "t", {"A": (A["src"], A["sport"], A["dst"], A["dport"])})
+    st = V.program_intervals(pk, 10000, PARAMS)
+    assert [p.rollover for p in pk] == [False, False, False, True, False, True]
+    assert st[pk[3].k]["rtt_eff"] == 10000 and st[pk[3].k]["span"] == w
+    assert st[pk[3].k]["rates"] == (3 * 1500 * 8.0 / w * 1000,)
+    assert st[pk[5].k]["rates"] == (3 * 1500 * 8.0 / w * 1000, 2 * 1500 * 8.0 / w * 1000)
+    assert V.label_kbps(st[pk[5].k]) == pytest.approx(math.sqrt(3 * 2) * 1500 * 8.0 / w * 1000)
+    assert V.label_kbps(st[pk[2].k]) is None
+
+
+def test_a_floor_out_of_the_way_stays_out_of_the_way_on_the_switch():
+    """The vector's floor (config min_interval_us) below its RTT: the scale keeps the compiled floor
+    below the RTT too (>= W / RTT), whatever else it needs."""
+    w = PARAMS["flow"]["min_interval_us"]
+    vec = copy.deepcopy(BASE)
+    vec["config"].update(default_rtt_us=1000, min_interval_us=500)
+    vec["steps"] = [{"t_us": t, "flow": "A", "size": 1500, "payload": 1448, "drain": True} for t in (0, 1500, 3000)]
+    plan = _plan(vec)
+    assert plan.scale >= w / 1000.0 and not plan.floor_pinned
+    assert V.floor_faithful(vec, plan.packets, plan.scale, PARAMS)
+    assert not V.floor_faithful(vec, V._packets(vec, "t", plan.flows), 10, PARAMS)   # at 10 the switch would floor
+
+
+def test_a_binding_floor_pins_the_scale_or_the_vector_is_rejected():
+    """The vector's floor above its RTT: the switch's compiled floor is the vector's only at scale
+    W / floor; a vector whose timing cannot run at that scale is rejected, not replayed wrong."""
+    w = PARAMS["flow"]["min_interval_us"]
+    vec = copy.deepcopy(BASE)
+    del vec["config"]["min_interval_us"]                     # the params floor, 50 ms, above the 10 ms RTT
+    vec["steps"] = [{"t_us": t, "flow": "A", "size": 1500, "payload": 1448, "drain": True,
+                     "expect": {"group": "mouse"}} for t in (0, 10000, w + 40000)]
+    plan = _plan(vec)
+    assert plan.floor_pinned and plan.scale == pytest.approx(1.0)
+    assert [p.rollover for p in plan.packets] == [False, False, True]
+    assert any("pinned by the interval floor" in n for n in plan.notes)
+    vec["config"]["min_interval_us"] = w // 10                # 5 ms: the same vector at scale 10
+    vec["config"]["default_rtt_us"] = 1000
+    vec["steps"] = [dict(st, t_us=st["t_us"] // 10) for st in vec["steps"]]
+    plan = _plan(vec, scale=1)                              # its timing alone asks for 10 as well
+    assert plan.scale == pytest.approx(10.0) and V.floor_faithful(vec, plan.packets, plan.scale, PARAMS)
+    vec["steps"][1]["t_us"] = 400                             # 0.4 ms apart: needs scale 15 > 10
+    with pytest.raises(V.VectorError, match="pins the time scale at 10.00"):
+        _plan(vec)
+    vec["config"]["min_interval_us"] = 3000                   # 50 / 3: not a whole number of bins
+    with pytest.raises(V.VectorError, match="not a whole number of rate bins"):
+        _plan(vec)
+
+
+def test_a_binding_floor_no_packet_can_tell_keeps_its_scale():
+    """A floor above the RTT that no roll-over or rate of the vector depends on (every packet well
+    inside one interval either way, as handshake-rtt) does not pin the scale."""
+    vec = copy.deepcopy(BASE)
+    del vec["config"]["min_interval_us"]
+    vec["steps"] = [{"t_us": t, "flow": "A", "size": 1500, "payload": 1448, "drain": True} for t in (0, 1000, 2000)]
+    plan = _plan(vec)
+    assert not plan.floor_pinned and plan.scale >= 10
 
 
 @pytest.mark.parametrize("mutate,message", [

@@ -24,7 +24,13 @@ cannot be placed with sub-millisecond accuracy; RTTs, the fair rate and the AQM 
 with it, so rates (bytes per RTT) shrink by the same factor and every rate bin relation holds.
 The scale is raised for vectors whose packets are closer than BMv2 can forward and bounded by
 the flow expiry and the largest RTT (``_scale``). Times the switch takes as table data are
-converted to its 1.024 us units exactly.
+converted to its 1.024 us units exactly. The interval floor (flow.min_interval_us, W: an
+interval lasts max(RTT, W)) is compiled in and does not scale: where a vector's floor (config
+``min_interval_us``, else W) is out of the way (at or below its flows' RTTs) the scale is kept at
+or above W / the smallest RTT, so the switch's is out of the way too; where it binds, the scale
+is pinned at W / the vector's floor, which makes the switch's floor the vector's (``_scale``).
+The target delay scales with the time (aqm_cfg takes it as table data), so the PV gate (sojourn
+<< aqm.pv_gate_shift >= target) holds scaled.
 
 Held packets (``drain: false``, released by a ``dequeue`` step or the next drained packet)
 are held on BMv2 by the queue's rate limit (``hold`` in the plan; tests/test_vectors.py)."""
@@ -172,6 +178,8 @@ class Plan:
         self.checks = 0                   # expectations the PTF test verifies
         self.notes = []                   # how the replay differs in timing (logged)
         self.paced_apart = set()          # flows whose paced roll-overs differ from the vector's
+        self.floor_us = None              # the vector's interval floor (vector us)
+        self.floor_pinned = False         # the floor binds: the scale maps it onto the compiled one
 
     def skip(self, where, what, why):
         self.unsupported.append((where, what, why))
@@ -213,13 +221,33 @@ def _divergence(name, step, key, j=None):
     return None
 
 
-def program_intervals(packets, default_rtt_us, params):
+def floor_us(vec, params):
+    """The vector's interval floor W (vector us): its config's min_interval_us, else the params one
+    (flow.min_interval_us, compiled into the program). An interval lasts max(RTT, W)."""
+    return vec.get("config", {}).get("min_interval_us", params["flow"]["min_interval_us"])
+
+
+def interval_us(rtt_us, floor):
+    """How long an interval on RTT `rtt_us` lasts, and what its rate divides by: max(RTT, W), as the
+    program compares them (flow_tracker's interval_floor on the RTT in 1.024 us units)."""
+    return floor if units(rtt_us) < units(floor) else rtt_us
+
+
+def program_intervals(packets, default_rtt_us, params, floor=None):
     """The program's interval clock per TCP flow (docs/dataplane.md, Ingress 3-5) over `packets`
     (time-ordered, vector times): marks each roll-over packet and returns, per packet index, the
     state after it: (flow, interval start, deadline, data packets, bytes, effective RTT us,
-    bytes and RTT of the interval it ended or None). A SYN starts a flow (again); the RTT is the
-    first non-SYN packet after it minus the SYN (the SYN-ACK skipped), the default until then.
-    A pure ACK of a known flow neither ends its interval nor counts in it (INTERVAL_ACK)."""
+    interval length us, bytes and RTT of the interval it ended or None, the log-rate label's
+    rates). A SYN starts a flow (again); the RTT is the first packet after it that is neither a
+    SYN nor a SYN-ACK, minus the SYN (the default until then), and that packet restarts the
+    interval (INTERVAL_RESTART: the handshake is not an interval; its counters restart with it).
+    An interval lasts max(RTT, `floor`) (default: flow.min_interval_us), the rate divides by the
+    same. A pure ACK of a known flow neither ends its interval nor counts in it (INTERVAL_ACK).
+    ``rates``: the rates (kbit/s) of the flow's last two finished intervals, oldest first, that
+    the marker's label averages in the log domain (classifier.rate_smooth_intervals)."""
+    if floor is None:
+        floor = params["flow"]["min_interval_us"]
+    smooth = params["classifier"].get("rate_smooth_intervals", 1)
     min_rtt = params["flow"]["min_rtt_us"]
     max_rtt = params["flow"]["max_rtt_us"]
     st, out = {}, {}
@@ -231,41 +259,60 @@ def program_intervals(packets, default_rtt_us, params):
         syn_ack = "S" in p.flags and "A" in p.flags
         ended = None
         if f is None or syn_only:
-            f = st[p.flow] = {"syn": t if syn_only else None, "rtt": None, "pkts": 0, "bytes": 0}
+            f = st[p.flow] = {"syn": t if syn_only else None, "rtt": None, "pkts": 0, "bytes": 0, "rates": ()}
             rtt = default_rtt_us
-            f["start"], f["deadline"] = t, t + rtt
+            f["start"], f["deadline"] = t, t + interval_us(rtt, floor)
             f["pkts"], f["bytes"] = int(p.data), p.size if p.data else 0   # set_pure_ack zeroes the length
+        elif f["syn"] is not None and not syn_ack:
+            # the packet completing the handshake sample restarts the interval (and the label)
+            f["rtt"], f["syn"] = t - f["syn"], None
+            rtt = min(max(f["rtt"], min_rtt), max_rtt)
+            f["start"], f["deadline"] = t, t + interval_us(rtt, floor)
+            f["pkts"], f["bytes"], f["rates"] = int(p.data), p.size if p.data else 0, ()
         else:
-            if f["syn"] is not None and not syn_ack:
-                f["rtt"], f["syn"] = t - f["syn"], None
             rtt = default_rtt_us if f["rtt"] is None else min(max(f["rtt"], min_rtt), max_rtt)
             if not p.data:
                 pass
             elif t >= f["deadline"]:
+                span = interval_us(rtt, floor)
                 ended = (f["bytes"], f["pkts"], rtt)
+                f["rates"] = (f["rates"] + (f["bytes"] * 8.0 / span * 1000.0,))[-smooth:]
                 p.rollover = True
-                f["start"], f["deadline"] = t, t + rtt
+                f["start"], f["deadline"] = t, t + span
                 f["pkts"], f["bytes"] = int(p.data), p.size
             else:
                 f["pkts"] += int(p.data)
                 f["bytes"] += p.size
         f["rtt_eff"] = rtt
+        f["span"] = interval_us(rtt, floor)
         if ended:
             f["last"] = ended
         out[p.k] = dict(f)
     return out
 
 
+def label_kbps(state):
+    """The rate (kbit/s) behind the marker's label after a packet (`state`: program_intervals' entry):
+    the log-domain average of the last two finished intervals' rates (the first interval end
+    averages its rate with itself), None before the first interval end."""
+    rates = state.get("rates") if state else None
+    if not rates:
+        return None
+    return math.exp(sum(math.log(max(r, 1e-9)) for r in rates) / len(rates))
+
+
 def margins(vec, params=None):
-    """[(packet, distance to its flow's interval deadline in vector us, RTT us)] for every TCP
-    packet but a flow's first, SYNs and pure ACKs (which end no interval: INTERVAL_ACK), by the
-    program's interval rule: the replay's timing noise must stay below these."""
+    """[(packet, distance to its flow's interval deadline in vector us, interval length us)] for
+    every TCP packet but a flow's first, SYNs, pure ACKs (which end no interval: INTERVAL_ACK) and
+    the packet completing a handshake sample (it restarts the interval whenever it comes), by the
+    program's interval rule with the vector's interval floor: the replay's timing noise must stay
+    below these."""
     params = params or P.load()
     flows = {k: (f["src"], f["sport"], f["dst"], f["dport"]) for k, f in vec["flows"].items()}
     pkts = _packets(vec, vec["name"], flows)
     rtt = vec.get("config", {}).get("default_rtt_us", params["flow"]["default_rtt_us"])
     prev, out = {}, []
-    state = program_intervals(pkts, rtt, params)
+    state = program_intervals(pkts, rtt, params, floor_us(vec, params))
     for p in pkts:
         if p.k in state:
             p.counters = (state[p.k]["pkts"], state[p.k]["bytes"])
@@ -274,8 +321,10 @@ def margins(vec, params=None):
             continue
         s = state[p.k]
         before = prev.get(p.flow)
-        if before is not None and p.data and not (("S" in p.flags) and "A" not in p.flags):
-            out.append((p, abs(p.t_vec - before["deadline"]), before["rtt_eff"]))
+        syn_only = "S" in p.flags and "A" not in p.flags
+        restart = before is not None and before["syn"] is not None and "S" not in p.flags
+        if before is not None and p.data and not syn_only and not restart:
+            out.append((p, abs(p.t_vec - before["deadline"]), before["span"]))
         prev[p.flow] = s
     return out
 
@@ -303,26 +352,34 @@ def _pace(pkts, sc):
             p.t = max(p.t, prev.t)
 
 
+def switch_floor_us(sc, params):
+    """The program's compiled interval floor (flow.min_interval_us, real us) in vector us at time
+    scale `sc`: what the switch's intervals are floored at, seen on the vector's clock."""
+    return params["flow"]["min_interval_us"] / float(sc)
+
+
 def _paced(pkts, sc, vec, params):
     """Copies of `pkts` at their paced times (in vector us: t / sc) and the program's interval
-    state over them (program_intervals): what the switch sees, roll-overs marked."""
+    state over them (program_intervals, with the switch's compiled floor at this scale): what the
+    switch sees, roll-overs marked."""
     rtt = vec.get("config", {}).get("default_rtt_us", params["flow"]["default_rtt_us"])
     real = [copy.copy(p) for p in pkts]
     for q in real:
         q.t_vec, q.rollover = q.t / float(sc), False
-    return real, program_intervals(real, rtt, params)
+    return real, program_intervals(real, rtt, params, switch_floor_us(sc, params))
 
 
 def _real_margin(pkts, sc, vec, params):
     """The smallest distance (real us) of a paced TCP packet that can end an interval (not a
-    SYN or a pure ACK) to its flow's interval deadline."""
+    SYN, a pure ACK or the packet completing a handshake sample) to its flow's interval deadline."""
     real, state = _paced(pkts, sc, vec, params)
     prev, best = {}, float("inf")
     for q in real:
         if not q.tcp:
             continue
         before = prev.get(q.flow)
-        if before is not None and q.data and not ("S" in q.flags and "A" not in q.flags):
+        restart = before is not None and before["syn"] is not None and "S" not in q.flags
+        if before is not None and q.data and not ("S" in q.flags and "A" not in q.flags) and not restart:
             best = min(best, abs(q.t_vec - before["deadline"]) * sc)
         prev[q.flow] = state[q.k]
     return best
@@ -341,27 +398,93 @@ def _scale_upper(vec, pkts, params):
     return min(upper, RTT_MAX_SHARE * params["flow"]["max_rtt_us"] / rtt)
 
 
+def _rtts(vec, pkts, params):
+    """The RTTs (vector us) the vector's flows run on (the default, handshake samples)."""
+    rtt = vec.get("config", {}).get("default_rtt_us", params["flow"]["default_rtt_us"])
+    state = program_intervals([copy.copy(p) for p in pkts], rtt, params, floor_us(vec, params))
+    return sorted({s["rtt_eff"] for s in state.values()}) or [rtt]
+
+
+def floor_binds(vec, pkts, params):
+    """Whether the vector's interval floor is above an RTT its flows run on (in the program's units)."""
+    w = floor_us(vec, params)
+    return bool(w) and any(units(r) < units(w) for r in _rtts(vec, pkts, params))
+
+
+def floor_faithful(vec, pkts, sc, params):
+    """Whether the switch's compiled interval floor, at time scale `sc`, gives the vector's packets
+    (at their vector times) the roll-overs and the interval rates (bytes per max(RTT, floor))
+    the vector's floor gives them: then nothing the vector checks can tell the two floors apart."""
+    rtt = vec.get("config", {}).get("default_rtt_us", params["flow"]["default_rtt_us"])
+    outcome = []
+    for floor in (floor_us(vec, params), switch_floor_us(sc, params)):
+        cp = [copy.copy(p) for p in pkts]
+        for q in cp:
+            q.rollover = False
+        st = program_intervals(cp, rtt, params, floor)
+        outcome.append([(q.rollover, tuple(round(r, 6) for r in st[q.k]["rates"])) for q in cp if q.k in st])
+    return outcome[0] == outcome[1]
+
+
 def _scale(plan, vec, pkts, base, params):
     """The vector's time scale: at least `base`; raised until consecutive packets the switch must
     forward at once are MIN_GAP_REAL_US apart and every packet is MIN_MARGIN_REAL_US away from
     its flow's interval deadline; bounded (even below `base`) by the flow expiry
     (idle gaps of a flow) and by flow.max_rtt_us (the largest RTT), which the program compiles
     in; a power of 10^(1/tvf.steps_per_decade), so that rates keep their place in their TVF bins.
+
+    The interval floor W (flow.min_interval_us) is compiled in and does not scale: on the
+    switch it is W / scale in vector time, the vector's is its config's min_interval_us, else W.
+    Where the two give the vector's packets different roll-overs or interval rates
+    (floor_faithful), the scale changes: where the vector's floor binds (an RTT below it), it is
+    pinned at W / the vector's floor, whatever `base` says, so that the switch's floor is the
+    vector's; where it does not, it is raised until the switch's is at or below every RTT too
+    (W / the smallest RTT). A vector whose timing cannot have that scale, or whose pinned scale is
+    not a whole number of rate bins per decade, is rejected (VectorError).
     Returns (scale, note or None)."""
     times = sorted(p.t_vec for p in pkts if p.release_vec is None or p.release_vec - p.t_vec <= 0)
     gaps = [b - a for a, b in zip(times, times[1:]) if b > a]
-    lower = max([base] + [MIN_GAP_REAL_US / g for g in gaps] +
-                [MIN_MARGIN_REAL_US / d for _p, d, _r in margins(vec, params) if d > 0])
+    timing = [MIN_GAP_REAL_US / g for g in gaps] + [MIN_MARGIN_REAL_US / d for _p, d, _r in margins(vec, params)
+                                                    if d > 0]
     upper = _scale_upper(vec, pkts, params)
-    # a whole number of rate bins per decade of scale (10^(k/steps_per_decade)): every rate keeps
-    # its place within its bin, so bin relations (one bin above the fair rate) hold scaled
     spd = params["tvf"]["steps_per_decade"]
-    lower = 10 ** (math.ceil(spd * math.log10(lower) - 1e-9) / float(spd))
-    upper = 10 ** (math.floor(spd * math.log10(upper) + 1e-9) / float(spd)) if upper != float("inf") else upper
-    if lower <= upper:
-        return lower, None
-    return upper, ("the vector's timing needs a scale of %.1f, the flow expiry and the largest RTT allow %.1f"
-                   % (lower, upper))
+
+    def bins(x, up):
+        # a whole number of rate bins per decade of scale (10^(k/steps_per_decade)): every rate keeps
+        # its place within its bin, so bin relations (one bin above the fair rate) hold scaled
+        if x == float("inf"):
+            return x
+        k = spd * math.log10(x)
+        return 10 ** ((math.ceil(k - 1e-9) if up else math.floor(k + 1e-9)) / float(spd))
+
+    name = vec["name"]
+    w_prog, w_vec = params["flow"]["min_interval_us"], floor_us(vec, params)
+    plan.floor_us, plan.floor_pinned = w_vec, False
+    lower, upper = bins(max([base] + timing), True), bins(upper, False)
+    sc, note = (lower, None) if lower <= upper else (upper, (
+        "the vector's timing needs a scale of %.1f, the flow expiry and the largest RTT allow %.1f" % (lower, upper)))
+    if floor_faithful(vec, pkts, sc, params):
+        return sc, note
+    if floor_binds(vec, pkts, params):
+        pinned = w_prog / float(w_vec) if w_prog else 0.0
+        k = spd * math.log10(pinned) if pinned else 0.5
+        if abs(k - round(k)) > 1e-6:
+            raise VectorError("vector %s: its interval floor (%d us) binds; the switch's (%d us) is the vector's only at "
+                              "scale %.4g, not a whole number of rate bins per decade" % (name, w_vec, w_prog, pinned))
+        need = max(timing or [0])
+        if need > pinned * (1 + 1e-9) or pinned > upper * (1 + 1e-9):
+            raise VectorError("vector %s: its interval floor (%d us) binds, which pins the time scale at %.2f (the "
+                              "switch's floor is %d us), but its timing needs %.2f and the flow expiry and the largest "
+                              "RTT allow %.2f" % (name, w_vec, pinned, w_prog, need, upper))
+        plan.floor_pinned = True
+        return pinned, ("pinned by the interval floor: the vector's %d us floor binds (an RTT below it); the switch's "
+                        "compiled %d us floor is that at this scale" % (w_vec, w_prog))
+    raised = bins(max(sc, w_prog / float(min(_rtts(vec, pkts, params)))), True)
+    if raised > upper * (1 + 1e-9) or not floor_faithful(vec, pkts, raised, params):
+        raise VectorError("vector %s: its interval floor (%d us) is out of the way of its RTTs, but at the largest "
+                          "scale its flow expiry and RTTs allow (%.2f) the switch's compiled %d us floor is not"
+                          % (name, w_vec, upper, w_prog))
+    return raised, note
 
 
 def translate(vec, params=None, scale=DEFAULT_SCALE, can_hold=True):
@@ -436,6 +559,13 @@ def translate(vec, params=None, scale=DEFAULT_SCALE, can_hold=True):
             break
         sc *= step
         _pace(pkts, sc)
+    if plan.floor_pinned and _real_margin(pkts, sc, vec, params) < MIN_MARGIN_REAL_US:
+        raise VectorError("vector %s: at the time scale its interval floor pins (%.2f) a paced burst comes closer "
+                          "than %d us to an interval end" % (name, sc, MIN_MARGIN_REAL_US))
+    if not floor_faithful(vec, pkts, sc, params):
+        raise VectorError("vector %s: at time scale %.2f the switch's compiled interval floor (%d us) gives its packets "
+                          "other roll-overs or interval rates than its own floor (%d us)"
+                          % (name, sc, params["flow"]["min_interval_us"], plan.floor_us))
     plan.scale = sc
     for p in pkts:
         if p.release_vec is not None and us(p.release_vec) - p.t >= HOLD_MIN_REAL_US:
@@ -493,7 +623,7 @@ def translate(vec, params=None, scale=DEFAULT_SCALE, can_hold=True):
                       % (sec, pkey, params[sec][pkey]))
 
     # -- the program's interval clock: roll-overs and interval rates --------------------------------
-    state = program_intervals(pkts, rtt, params)
+    state = program_intervals(pkts, rtt, params, plan.floor_us)
     for p in pkts:
         if p.k in state:
             p.counters = (state[p.k]["pkts"], state[p.k]["bytes"])
@@ -585,13 +715,11 @@ def translate(vec, params=None, scale=DEFAULT_SCALE, can_hold=True):
     for p in pkts:
         if p.u16 is None or "pv" in steps[p.step].get("expect", {}) or plan.tvf is None or not p.tcp:
             continue
-        s = state.get(p.k, {})
-        last = s.get("last")
-        if not last:
+        label = label_kbps(state.get(p.k))
+        if label is None:
             pv = params["tvf"]["pv_max"]
         else:
-            b, _n, r = last
-            kbps = b * 8.0 / r * 1000.0 * p.u16 / 65536.0 / sc     # bits/us = Mbit/s; scaled like the TVF
+            kbps = label * p.u16 / 65536.0 / sc     # the label's rate x u, scaled like the TVF
             pv = plan.tvf[rate_bin(kbps * 1000.0, params)]
         if pv not in plan.forced_pvs:
             if len(plan.forced_pvs) >= params["tvf"]["profiles"] - 1:

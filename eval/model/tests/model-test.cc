@@ -182,6 +182,7 @@ TestSynRestarts()
     g_ctx = "syn-restart";
     Config c = Config::Defaults();
     c.default_rtt_units = 9766;
+    c.interval_min_units = c.default_rtt_units; // the interval floor is not this test's subject: at the RTT
     Pipeline p(c);
     p.SetFairRate(10000000000ULL);
     uint64_t t = 0;
@@ -224,8 +225,9 @@ TestFirstInterval()
     CHECK(r.flow_pkts == 0 && r.flow_bytes == 0, "the pure ACK completing the sample restarts the counters: "
                                                      << r.flow_pkts << " pkts " << r.flow_bytes << " B");
     CHECK(r.rtt_units == uint32_t((10 * MS) >> 10), "RTT from the ACK: " << r.rtt_units);
-    // the first interval lasts one RTT from the ACK: a data packet at ACK + 0.9 RTT counts in it,
-    // one at ACK + 1.1 RTT ends it and starts the next with itself
+    // the first interval lasts max(RTT, W) from the ACK (W = flow.min_interval_us, 50 ms, above
+    // this 10 ms RTT): data packets at ACK + 0.9 RTT, ACK + 1.1 RTT and ACK + 49 ms count in it,
+    // one at ACK + 51 ms ends it and starts the next with itself
     Pkt d = Data(19 * MS);
     p.Enqueue(d);
     p.ReadFlow(0x0a000001, 40000, 0x0a000101, 5201, r);
@@ -233,7 +235,16 @@ TestFirstInterval()
     d.t_ns = 21 * MS;
     p.Enqueue(d);
     p.ReadFlow(0x0a000001, 40000, 0x0a000101, 5201, r);
-    CHECK(r.flow_pkts == 1, "the packet one RTT after the sample ends the first interval: " << r.flow_pkts);
+    CHECK(r.flow_pkts == 2, "the packet one RTT after the sample, below the floor, stays in it: " << r.flow_pkts);
+    CHECK(r.rtt_units == uint32_t((10 * MS) >> 10), "the floor leaves the RTT sample raw: " << r.rtt_units);
+    d.t_ns = 10 * MS + 49 * MS;
+    p.Enqueue(d);
+    p.ReadFlow(0x0a000001, 40000, 0x0a000101, 5201, r);
+    CHECK(r.flow_pkts == 3, "ACK + 49 ms: still the first interval: " << r.flow_pkts);
+    d.t_ns = 10 * MS + 51 * MS;
+    p.Enqueue(d);
+    p.ReadFlow(0x0a000001, 40000, 0x0a000101, 5201, r);
+    CHECK(r.flow_pkts == 1, "the packet one floor (50 ms) after the sample ends the first interval: " << r.flow_pkts);
 }
 
 // Defect 16: a handshake across the wrap of the 31-bit pending time stores 0 (default RTT), not a
@@ -321,6 +332,7 @@ TestController()
     Config c = Config::Defaults();
     CHECK(c.queue_layout == QueueLayout::Shared, "params queues.layout: shared");
     c.default_rtt_units = 9766;
+    c.interval_min_units = c.default_rtt_units; // the interval floor is not this test's subject: at the RTT
     c.queue_layout = QueueLayout::Isolated; // the slot spread below needs a group's own queues
     Pipeline p(c);
     CHECK(p.FairRateBin() == 255, "no long-lived flow: fair_rate_bin 255");
@@ -455,7 +467,7 @@ RunControllerCases(const std::string& path)
     std::cout << "controller cases: " << run << " run\n";
 }
 
-// Rows 33, 35: one CTV step per aligned 2^20 ns period; the token is reset by the interval's first packet
+// Row 33: one CTV step per aligned 2^20 ns period
 void
 TestAqm()
 {
@@ -622,11 +634,16 @@ RunVector(const std::string& path)
     AllowedKeys(cfg,
                 {"link_rate_bps", "fair_rate_bps", "default_rtt_us", "ant_max_pkts_per_interval", "m_ld",
                  "m_pl", "m_m", "target_delay_us", "ctv_update_interval_us", "ctv_step_up", "ctv_step_down",
-                 "ecn", "num_queues", "initial_limit_pkts", "rtt_boundary_us", "ss_proactive_drop"},
+                 "ecn", "num_queues", "initial_limit_pkts", "rtt_boundary_us", "ss_proactive_drop",
+                 "min_interval_us"},
                 "config");
     c.link_rate_bps = cfg.value("link_rate_bps", c.link_rate_bps);
     if (cfg.contains("default_rtt_us"))
         c.default_rtt_units = Units(cfg["default_rtt_us"].get<double>());
+    // the interval floor W (flow.min_interval_us, compiled into the program): a vector states it in
+    // its own time; the PTF replay makes it true through its time scale (ptf-tests/lib/vectors.py)
+    if (cfg.contains("min_interval_us"))
+        c.interval_min_units = Units(cfg["min_interval_us"].get<double>());
     c.ant_max_pkts = cfg.value("ant_max_pkts_per_interval", c.ant_max_pkts);
     c.m_ld = cfg.value("m_ld", c.m_ld);
     c.m_pl = cfg.value("m_pl", c.m_pl);
@@ -1004,10 +1021,13 @@ TestDiag()
         CHECK(std::abs(p.RstarOverFair(0.5) / want - 1) < 0.015 && std::abs(p.RstarOverFair(0.1) / want - 1) < 0.015,
               "R*/fair " << p.RstarOverFair(0.5) << ", expected " << want);
     }
-    // every packet below the CTV: untracked ones are dropped, tracked ones as the token allows
+    // every packet below the CTV in a standing queue (sojourn 3 ms: << pv_gate_shift 1 = 6 ms >= the
+    // 5 ms target) is dropped, tracked or not (no per-flow token), and counted once per flow and queue
+    // (the slow-start end's proactive drop is off: every drop here is the AQM's)
     {
         Config c = Config::Defaults();
         c.ecn = false;
+        c.ss_proactive_drop = false;
         Pipeline p(c);
         p.SetFairRate(uint64_t(c.tvf_min_kbps) * 1000); // TVF centred on bin 0: PV <= pv_max / 2 < CTV
         for (uint8_t q = 0; q < c.num_queues; ++q)
@@ -1018,9 +1038,10 @@ TestDiag()
         uint64_t pv = 0;
         for (int i = 0; i < 50; ++i)
         {
-            p.Enqueue(udp(i * 10 * US, 9));
-            p.Enqueue(Data(i * 10 * US));
-            for (DeqResult r = p.Dequeue(i * 10 * US); r.valid; r = p.Dequeue(i * 10 * US))
+            const uint64_t t = i * 4 * MS;
+            p.Enqueue(udp(t, 9));
+            p.Enqueue(Data(t));
+            for (DeqResult r = p.Dequeue(t + 3 * MS); r.valid; r = p.Dequeue(t + 3 * MS))
                 pv += r.action == Action::DROP_PV;
         }
         uint64_t fpv = 0, fq = 0;
@@ -1028,7 +1049,25 @@ TestDiag()
             fpv += f.pv;
         for (const QueueState& q : p.Queues())
             fq += q.drops;
-        CHECK(pv >= 50 && fpv == pv && fq == pv, "PV drops: verdicts " << pv << ", per flow " << fpv << ", per queue " << fq);
+        CHECK(pv == 100 && fpv == pv && fq == pv, "PV drops: verdicts " << pv << " (expected all 100), per flow " << fpv
+                                                                         << ", per queue " << fq);
+        // the same packets without a standing queue (sojourn 0 < target >> pv_gate_shift): none dropped
+        Pipeline q0(c);
+        q0.SetFairRate(uint64_t(c.tvf_min_kbps) * 1000);
+        for (uint8_t q = 0; q < c.num_queues; ++q)
+        {
+            q0.SetQueueCtvRange(q, 0xFFFF, 0xFFFF);
+            q0.SetQueueCtv(q, 0xFFFF);
+        }
+        uint64_t passed = 0;
+        for (int i = 0; i < 50; ++i)
+        {
+            q0.Enqueue(udp(i * 10 * US, 9));
+            q0.Enqueue(Data(i * 10 * US));
+            for (DeqResult r = q0.Dequeue(i * 10 * US); r.valid; r = q0.Dequeue(i * 10 * US))
+                passed += r.action == Action::FORWARD;
+        }
+        CHECK(passed == 100, "no standing queue, no PV verdict: " << passed << " of 100 forwarded");
     }
 }
 
