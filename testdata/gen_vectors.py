@@ -62,7 +62,15 @@ write("mid-connection-default-rtt",
 # handshake's own interval is the subject of handshake-rtt. Intervals are 12 ms apart
 # (roll-over packets 2 ms after the deadline, last packets >= 2 ms before it), so a replay on a
 # real-time switch with a few milliseconds of timing noise cannot move a packet across a boundary.
-MID = {"default_rtt_us": 10000}
+# The interval floor (flow.min_interval_us, 50 ms: an interval lasts max(RTT, floor)) would make
+# these intervals 50 ms; it is not these vectors' subject (interval-floor's is), so they set it to
+# 5 ms, below their RTT. The PTF replay runs them at a time scale >= 10 (at least the compiled
+# 50 ms floor / the 10 ms RTT = 5), where the program's floor is <= 5 ms of vector time too.
+MID = {"default_rtt_us": 10000, "min_interval_us": 5000}
+FLOOR_ASIDE = (" The interval floor (flow.min_interval_us: an interval lasts max(RTT, floor) and its rate divides by "
+               "the same) is not this vector's subject (interval-floor's is): config min_interval_us 5 ms, below the "
+               "10 ms RTT, keeps it out of the way, so every interval here lasts the RTT (the PTF replay's time "
+               "scale, >= 10, puts the program's compiled 50 ms floor at <= 5 ms of vector time as well).")
 P = 12000  # interval period
 
 
@@ -72,25 +80,27 @@ def first(**kw):
 
 
 write("interval-rollover",
-      "An interval ends when a packet arrives at least one RTT after the interval started; that packet opens the next "
-      "interval (architecture §2). A flow first seen mid-connection with the default RTT 10 ms: its first packet (t=0) "
-      "opens interval 1. Packets at 1.5, 3, 4.5, 6 and 8 ms stay in it (6 data packets); the packet at 12 ms (>= 10 ms) "
-      "rolls over: counters restart with it (1 packet). Six data packets > ant_max (2): the "
-      "flow stays a mouse.",
+      "An interval ends when a data packet arrives at least one interval length after the interval started, an "
+      "interval lasting max(RTT, W), W = flow.min_interval_us = 50 ms (docs/algorithm.md §7.1); that packet opens "
+      "the next interval (architecture §2). A flow first seen mid-connection with the default RTT 60 ms (above W, so "
+      "its intervals last the RTT; an RTT below W is interval-floor's subject): its first packet (t=0) opens "
+      "interval 1, deadline 60 ms. Packets at 9, 18, 27, 36 and 48 ms stay in it (6 data packets); the packet at "
+      "72 ms (>= 60 ms) rolls over: counters restart with it (1 packet). Six data packets > ant_max (2): the flow "
+      "stays a mouse.",
       [first(),
-       interval(1500, 4, 1500),
-       {"op": "check", "t_us": 7000, "flow": "A", "expect": {"interval_pkts": 5}},
-       interval(8000, 1, 0),
-       {"op": "check", "t_us": 8000, "flow": "A", "expect": {"interval_pkts": 6}},
-       interval(12000, 1, 0, group="mouse"),
-       {"op": "check", "t_us": 12000, "flow": "A", "expect": {"interval_pkts": 1}}],
-      config=MID)
+       interval(9000, 4, 9000),
+       {"op": "check", "t_us": 40000, "flow": "A", "expect": {"interval_pkts": 5}},
+       interval(48000, 1, 0),
+       {"op": "check", "t_us": 48000, "flow": "A", "expect": {"interval_pkts": 6}},
+       interval(72000, 1, 0, group="mouse"),
+       {"op": "check", "t_us": 72000, "flow": "A", "expect": {"interval_pkts": 1}}],
+      config={"default_rtt_us": 60000})
 
 write("ants",
       "At most ant_max_pkts_per_interval (2) packets in an interval make a mouse an ant; more than that make an ant a "
       "mouse again. Mid-connection flow, default RTT 10 ms. Interval 1 (from 0) holds one data packet -> ant at the "
       "roll-over packet (t=12 ms). Interval 2 (from 12 ms) holds 6 packets -> mouse at t=24 ms. Non-TCP packets are "
-      "never tracked and go to the ant queue (queue 0).",
+      "never tracked and go to the ant queue (queue 0)." + FLOOR_ASIDE,
       [first(),
        interval(12000, 1, 0, group="ant"),
        interval(13000, 5, 1000, group="ant"),
@@ -114,7 +124,7 @@ write("mouse-to-delay-rate-drop",
       "10 Gbit/s so the fair BDP is never reached. Mid-connection flow, default RTT 10 ms; data packets per interval "
       "4, 8, 16, 8 (intervals from 0, 12, 24, 36 ms): at the roll-over at t=48 ms the egress classifier sees ss_in = "
       "8 + 1 < 16 + 1 -> slow start ended, delay0 (band 0: RTT below the 20000-unit boundary); the update reaches "
-      "ingress as the packet leaves (drained). Queues are drained after every packet.",
+      "ingress as the packet leaves (drained). Queues are drained after every packet." + FLOOR_ASIDE,
       ss_prefix() + [interval(4 * P, 1, 0, group="delay0"),
                      {"op": "check", "t_us": 4 * P, "flow": "A", "expect": {"group": "delay0"}}],
       config={**MID, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
@@ -127,7 +137,7 @@ write("mouse-to-delay-fair-bdp",
       "the roll-over at 12 ms) carries 4 x 1500 B: 4.8 Mbit/s, below the bin edge: slow start goes on (ss_in 5 is not "
       "below lo = 1). Interval 2 (12 ms .. 24 ms) carries 11 x 1500 B = 16500 B in an RTT of 10 ms: 13.2 Mbit/s >= 10 "
       "Mbit/s: the packet at 24 ms that ends it is dropped (drop_proactive) and the flow becomes delay0 (the update "
-      "lands as that packet leaves egress); every other packet passes, the mouse's before it too.",
+      "lands as that packet leaves egress); every other packet passes, the mouse's before it too." + FLOOR_ASIDE,
       [first(), interval(500, 3, 500, expect={"verdict": "enqueued", "group": "mouse"}),
        interval(P, 8, 500, expect={"verdict": "enqueued", "group": "mouse"}),
        interval(P + 4000, 1, 0, expect={"verdict": "enqueued", "group": "mouse"}),
@@ -141,7 +151,7 @@ write("mouse-to-delay-fair-bdp-first-interval",
       "flow starts with lo = 1, so ss_in 0 < 1 ends slow start at its first interval end): a flow first seen "
       "mid-connection (default RTT 10 ms, fair rate 10 Mbit/s, bin 48) sends 1500-byte packets every 500 us from "
       "t=0 to 5 ms: 11 x 1500 B = 13.2 Mbit/s in interval 1. The packet at 12 ms that ends interval 1 is dropped "
-      "(drop_proactive) and the flow becomes delay0; every other packet passes.",
+      "(drop_proactive) and the flow becomes delay0; every other packet passes." + FLOOR_ASIDE,
       [first(), interval(500, 7, 500, expect={"verdict": "enqueued", "group": "mouse"}),
        interval(4000, 1, 0, expect={"verdict": "enqueued", "group": "mouse"}),
        interval(4500, 2, 500, expect={"verdict": "enqueued", "group": "mouse"}),
@@ -175,7 +185,7 @@ write("aggressiveness-delay-lossdelay-loss",
       "packet early still sees growth). The packet that ends interval k-1 (the first of train k) is classified when "
       "it leaves (checked after each dequeue): aggressiveness k-5 from k = 6 on; k = 9 (aggr 4) -> hybrid0, k = 17 "
       "(aggr 12) -> loss0. The group change does not reset the depth history. Packet counts only rise, so there is "
-      "no BwEst 'down' and BwEst stays 0.",
+      "no BwEst 'down' and BwEst stays 0." + FLOOR_ASIDE,
       steps, config={**MID, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
 
 # BBR-like: base 30 packets, probe 39 (>= 1.125x), drain 24 (<= 0.75 x 39), cycle of 8 intervals. The slow-start
@@ -199,7 +209,7 @@ write("bwest-model-based",
       "delay0 at 48 ms (14 < 16; BwEst is cleared while a mouse). Then packets per interval: 30, then 4 cycles of "
       "[39, 24, 30 x 6]. 39 after 30 is up (x1.3), 24 after 39 down (x0.62) -> a pattern at the roll-over that ends "
       "each 24-interval; 30 after 24 is up but 30 after 30 neither. The 4th pattern completes at the roll-over of "
-      "t=372 ms (end of interval 31) -> hybrid1 from then on. Queues drained: aggressiveness stays 0.",
+      "t=372 ms (end of interval 31) -> hybrid1 from then on. Queues drained: aggressiveness stays 0." + FLOOR_ASIDE,
       steps, config={**MID, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
 
 steps = ss_prefix(14)
@@ -215,7 +225,7 @@ write("bwest-needs-enough-packets",
       "bwest_few keeps the count and forgets a pending up; with n packets one packet of jitter is a factor "
       "(n+1)/(n-1) >= 1.125 for n <= 17). Slow start 4, 8, 16, 14 packets -> delay0 at 48 ms; then interval k (from "
       "(k-1) x 12 ms, k = 5..28) holds 10, 13, 8, 10 packets, repeated (13 after 10 would be up, 8 after 13 down): "
-      "BwEst stays 0 (read after the first packet of trains 8, 12, 16, 20) and the flow stays delay0.",
+      "BwEst stays 0 (read after the first packet of trains 8, 12, 16, 20) and the flow stays delay0." + FLOOR_ASIDE,
       steps, config={**MID, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
 
 write("symmetric-flow-id",
@@ -234,52 +244,189 @@ write("symmetric-flow-id",
         "expect": {"group": "mouse", "rtt_us": [9700, 10100], "interval_pkts": 3}}],
       config={"default_rtt_us": 50000})
 
-pv_pre = [interval(0, 10, 800), {"op": "check", "t_us": 8000, "flow": "A", "expect": {"interval_pkts": 10}}]
-# Interval 1 reaches the fair BDP (15000 B >= 12500 B): the proactive drop is off in the PV and AQM vectors so
+# The PV and AQM vectors: a mid-connection flow on the default RTT 50 ms (= the interval floor W, so its
+# intervals last 50 ms either way). Interval 1 (0 .. the roll-over at 60 ms) carries 12 x 1500 B = 18000 B
+# in 50 ms (48828 units): 2.88 Mbit/s, lrate 158 fine units (log_bytes - log_rtt; 64 log10(288) = 157.5),
+# rate bin 39 (156..159), one above the 2.5 Mbit/s fair rate's bin 38. Its first interval end labels it
+# with that rate: the label averages the last two intervals' log rates and the first end averages its rate
+# with itself ((2 x 158) >> 1 = 158). Packets 3 ms apart: 30 ms on a switch replaying at time scale 10.
+pv_pre = [interval(0, 12, 3000), {"op": "check", "t_us": 34000, "flow": "A", "expect": {"interval_pkts": 12}}]
+# Interval 1 reaches the fair BDP (2.88 >= 2.5 Mbit/s): the proactive drop is off in the PV and AQM vectors so
 # that the slow-start end (mouse-to-delay-fair-bdp's subject) neither drops nor changes a PV here (every group
 # has the same TVF).
-PV_CFG = {"default_rtt_us": 10000, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000, "ss_proactive_drop": False}
+PV_CFG = {"default_rtt_us": 50000, "link_rate_bps": 10000000000, "fair_rate_bps": 2500000, "ss_proactive_drop": False}
+
+
+def tvf_doc(fair, fair_bin, pvs):
+    return ("TVF for the per-flow objective at fair rate %s (the model's curve and the one the replay writes): PV(bin "
+            "i) = 32767 - trunc((i - %d) x 65535 / 32) clamped to [0, 65535] (pv_max/2 at the fair rate's bin %d, one "
+            "decade = 16 bins either way spans the PV range): %s. " % (fair, fair_bin, fair_bin, pvs))
+
+
+TVF_DOC = tvf_doc("2.5 Mbit/s", 38, "bin 40 -> 28672, 39 -> 30720, 38 -> 32767, 36 -> 36862, 35 -> 38910, 34 -> "
+                  "40958, 24 -> 61438, 23 -> 63486, <= 22 -> 65535")
+PV_PRE_DOC = ("Mid-connection flow, default RTT 50 ms (= the interval floor W = flow.min_interval_us, so intervals "
+              "last 50 ms, 48828 units); interval 1 (from 0; the roll-over packet at 60 ms ends it) carries 12 x 1500 "
+              "B -> rate 18000 B / 50 ms = 2.88 Mbit/s, lrate = log_bytes(18000) - log_rtt(48828) = 158 fine units "
+              "(64 log10(288) = 157.5; bin 39); the first interval end labels the flow with that rate (the label is "
+              "the average of the last two intervals' log rates, the first end averaging its rate with itself: "
+              "(2 x 158) >> 1 = 158). ")
 write("pv-drawing",
-      "PV = TVF(u x rate) at whole rate bins (docs/algorithm.md §10.1: bin = (lr_pv |-| nlog_u) / 4, the sum of "
-      "logs in 1/64 decade). Mid-connection flow, default RTT 10 ms; interval 1 carries 10 x 1500 B -> rate 15000 B "
-      "/ 10 ms = 12 Mbit/s = 12000 kbps. TVF for the per-flow objective at fair rate 10 Mbit/s (the model's curve): "
-      "PV(bin i) = 32767 - (i - 48) x 2048 clamped to [0, 65535] (pv_max/2 at the fair rate's bin 48, one decade = "
-      "16 bins either way spans the PV range). With x = 16 log10(u x kbps / 10), bin = floor(x); u = u16 / 65536. "
-      "Interval 2 starts at 12 ms. u16 65535: 12000 kbps, x 49.27 -> bin 49, 30719; u16 32768: 6000 kbps, x 44.45 -> "
-      "bin 44, 40959; u16 6554: 1200 kbps, x 33.27 -> bin 33, 63487; u16 1: 0.18 kbps -> bin 0, 65535. Ranges allow "
-      "the neighbouring bins (the log tables are within +-2 fine units, half a bin). Random u (hardware): every PV "
-      "lies in [28671, 65535] (at or above the PV of the bin above the flow's own rate). The proactive slow-start "
-      "drop is off (interval 1 reaches the fair BDP).",
+      "PV = TVF(u x rate label) at whole rate bins (docs/algorithm.md §10.1: pos = lr_pv |-| nlog_u, bin = pos / 4, "
+      "the sum of logs in 1/64 decade; nlog_u from the log_u table). " + PV_PRE_DOC + TVF_DOC +
+      "Interval 2 starts at 60 ms. u16 65535: nlog_u 0, pos 158, bin 39 -> 30720; u16 32768 (u = 1/2): nlog_u 18, "
+      "pos 140, bin 35 -> 38910; u16 6554 (u = 0.1): nlog_u 64, pos 94, bin 23 -> 63486; u16 1: nlog_u 308, pos 0, "
+      "bin 0 -> 65535. Ranges allow the neighbouring bins (the log tables are within +-2 fine units, half a bin, of "
+      "the exact logs). Random u (hardware), 20 packets 1.5 ms apart: every PV lies in [28672, 65535] (at or above "
+      "the PV of the bin above the flow's own rate). The proactive slow-start drop is off (interval 1 reaches the "
+      "fair BDP).",
       pv_pre + [
-          interval(12000, 1, 0, u16=65535, expect={"pv": [28671, 32767]}),
-          interval(12100, 1, 0, u16=32768, expect={"pv": [38911, 43007]}),
-          interval(12200, 1, 0, u16=6554, expect={"pv": [61439, 65535]}),
-          interval(12300, 1, 0, u16=1, expect={"pv": [65535, 65535]}),
-          interval(12400, 30, 100, expect={"pv": [28671, 65535]})],
+          interval(60000, 1, 0, u16=65535, expect={"pv": [28672, 32767]}),
+          interval(61000, 1, 0, u16=32768, expect={"pv": [36862, 40958]}),
+          interval(62000, 1, 0, u16=6554, expect={"pv": [61438, 65535]}),
+          interval(63000, 1, 0, u16=1, expect={"pv": [65535, 65535]}),
+          interval(64000, 20, 1500, expect={"pv": [28672, 65535]})],
       config=PV_CFG)
 
-aqm_pre = pv_pre + [{"op": "set", "t_us": 12000, "queue": "all", "ctv": 46000, "ctv_lo": 46000, "ctv_hi": 46000,
+aqm_pre = pv_pre + [{"op": "set", "t_us": 60000, "queue": "all", "ctv": 46000, "ctv_lo": 46000, "ctv_hi": 46000,
                      "note": "controller pins every queue's CTV at 46000"}]
+GATE_DOC = ("A PV verdict needs a standing queue (p4/shared/entries/aqm_verdict.p4: the packet's sojourn, egress minus "
+            "ingress time, shifted left by aqm.pv_gate_shift (1) must be >= the queue's target delay, i.e. sojourn >= "
+            "target / 2; otherwise the packet passes whatever its PV). ")
 write("aqm-drop-and-mark",
-      "Packet-value AQM (architecture §6): a packet with PV < CTV is dropped, or CE-marked if ECN-capable (aqm.ecn on). "
-      "Same flow and TVF as pv-drawing (12 Mbit/s, fair rate 10 Mbit/s): u16 65535 draws PV in [28671, 32767] < CTV 46000 -> drop; u16 1 draws 65535 "
-      ">= CTV -> forward; ECT with u16 65535 -> mark. PVs and decisions are taken in egress (dequeue). Every PV-drop "
-      "candidate is dropped, whether or not the flow lost a packet earlier in the interval.",
+      "Packet-value AQM (architecture §6): a packet with PV < CTV is dropped, or CE-marked if ECN-capable (aqm.ecn "
+      "on). " + GATE_DOC + "Same flow and TVF as pv-drawing (2.88 Mbit/s label, bin 39; fair rate 2.5 "
+      "Mbit/s); the controller pins the CTV at 46000 (ctv_lo = ctv_hi) at 60 ms. Each packet is queued 12 ms "
+      "(dequeue step): sojourn 12 ms >= 5 ms / 2 (target_delay_us 5000, the default), a standing queue. u16 65535 "
+      "draws PV in [28672, 32767] (bin 39, 30720) < CTV 46000 -> drop; u16 1 draws 65535 >= CTV -> forward; ECT "
+      "with u16 65535 -> mark. PVs and decisions are taken in egress (dequeue). Every PV-drop candidate is dropped, whether or not the flow lost a packet earlier in the "
+      "interval.",
       aqm_pre + [
-          interval(12000, 1, 0, u16=65535, drain=False),
-          {"op": "dequeue", "t_us": 12000, "count": "all", "expect": {"actions": ["drop"], "ctv": [46000, 46000]}},
-          interval(12100, 1, 0, u16=1, drain=False),
-          {"op": "dequeue", "t_us": 12100, "count": "all", "expect": {"actions": ["forward"]}},
-          interval(12200, 1, 0, u16=65535, ect=True, drain=False),
-          {"op": "dequeue", "t_us": 12200, "count": "all", "expect": {"actions": ["mark"]}}],
+          interval(60000, 1, 0, u16=65535, drain=False),
+          {"op": "dequeue", "t_us": 72000, "count": "all", "expect": {"actions": ["drop"], "ctv": [46000, 46000]}},
+          interval(73000, 1, 0, u16=1, drain=False),
+          {"op": "dequeue", "t_us": 85000, "count": "all", "expect": {"actions": ["forward"]}},
+          interval(86000, 1, 0, u16=65535, ect=True, drain=False),
+          {"op": "dequeue", "t_us": 98000, "count": "all", "expect": {"actions": ["mark"]}}],
       config={**PV_CFG, "ecn": True})
 
 write("aqm-ecn-off",
-      "With aqm.ecn off an ECN-capable packet below the CTV is dropped, never marked. Otherwise as aqm-drop-and-mark.",
+      "With aqm.ecn off an ECN-capable packet below the CTV is dropped, never marked. Otherwise as aqm-drop-and-mark "
+      "(queued 12 ms: a standing queue, sojourn >= target / 2 = 2.5 ms).",
       aqm_pre + [
-          interval(12000, 1, 0, u16=65535, ect=True, drain=False),
-          {"op": "dequeue", "t_us": 12000, "count": "all", "expect": {"actions": ["drop"]}}],
+          interval(60000, 1, 0, u16=65535, ect=True, drain=False),
+          {"op": "dequeue", "t_us": 72000, "count": "all", "expect": {"actions": ["drop"]}}],
       config={**PV_CFG, "ecn": False})
+
+write("aqm-every-candidate-dropped",
+      "No per-flow allowance (docs/algorithm.md §10.3; the one-PV-drop-per-interval token flow_aqm_once is gone): "
+      "every packet of a tracked flow whose PV is below the CTV in a standing queue is dropped, however many the "
+      "flow loses in one interval. " + GATE_DOC + "Same flow and TVF as pv-drawing (2.88 Mbit/s label, bin 39); CTV "
+      "pinned at 46000 at 60 ms. In interval 2 (60 .. 110 ms) the flow sends four packets at 60, 61, 62, 63 ms, "
+      "queued until 72 ms (sojourn 12 .. 9 ms >= 2.5 ms), and two at 80, 81 ms queued until 90 ms (10, 9 ms), all "
+      "with u16 65535: PV in [28672, 32767] < 46000 -> all six dropped (with the token only the interval's first "
+      "candidate was: [drop, forward, forward, forward], [forward, forward]). A packet with u16 1 (PV 65535 >= CTV) "
+      "at 92 ms, queued until 99 ms, is forwarded: the flow is not blocked, its low-PV packets are dropped.",
+      aqm_pre + [
+          interval(60000, 4, 1000, u16=65535, drain=False),
+          {"op": "dequeue", "t_us": 72000, "count": "all",
+           "expect": {"actions": ["drop", "drop", "drop", "drop"], "count": 4}},
+          interval(80000, 2, 1000, u16=65535, drain=False),
+          {"op": "dequeue", "t_us": 90000, "count": "all", "expect": {"actions": ["drop", "drop"]}},
+          interval(92000, 1, 0, u16=1, drain=False),
+          {"op": "dequeue", "t_us": 99000, "count": "all", "expect": {"actions": ["forward"], "ctv": [46000, 46000]}}],
+      config={**PV_CFG, "ecn": False})
+
+write("aqm-pv-gate",
+      "The PV verdict's standing-queue gate (p4/shared/entries/aqm_verdict.p4, row (0, _, _, _, _, 0): pass): a "
+      "packet with PV < CTV is dropped (or CE-marked when ECT and ECN on) only if its sojourn (egress minus ingress "
+      "time) shifted left by aqm.pv_gate_shift (1) is >= the queue's target delay, i.e. sojourn >= target / 2; below "
+      "that it passes unchanged. Target delay 20 ms here (config target_delay_us 20000): the gate opens at a 10 ms "
+      "sojourn. Same flow and TVF as pv-drawing (2.88 Mbit/s label, bin 39), CTV pinned at 46000 at 60 ms (ctv_lo = "
+      "ctv_hi: no sojourn here reaches the target, the CTV steps down onto ctv_lo = 46000). Every packet draws u16 "
+      "65535: PV in [28672, 32767] < 46000. Sojourn 0 (queued at 60 ms and dequeued at once) -> forward; 5 ms "
+      "(queued at 62, dequeued at 67 ms; 2 x 5 = 10 < 20) -> forward; an ECT packet with 5 ms (68 -> 73 ms) -> "
+      "forward, not marked; 18 ms (74 -> 92 ms; 36 >= 20, while 18 < the target itself) -> drop; an ECT packet "
+      "with 18 ms (93 -> 111 ms) -> mark (ECN on). All arrive in interval 2 (60 .. 110 ms).",
+      aqm_pre + [
+          interval(60000, 1, 0, u16=65535, drain=False),
+          {"op": "dequeue", "t_us": 60000, "count": "all", "expect": {"actions": ["forward"]}},
+          interval(62000, 1, 0, u16=65535, drain=False),
+          {"op": "dequeue", "t_us": 67000, "count": "all", "expect": {"actions": ["forward"]}},
+          interval(68000, 1, 0, u16=65535, ect=True, drain=False),
+          {"op": "dequeue", "t_us": 73000, "count": "all", "expect": {"actions": ["forward"]}},
+          interval(74000, 1, 0, u16=65535, drain=False),
+          {"op": "dequeue", "t_us": 92000, "count": "all", "expect": {"actions": ["drop"]}},
+          interval(93000, 1, 0, u16=65535, ect=True, drain=False),
+          {"op": "dequeue", "t_us": 111000, "count": "all", "expect": {"actions": ["mark"], "ctv": [46000, 46000]}}],
+      config={**PV_CFG, "ecn": True, "target_delay_us": 20000})
+
+# The rate label: interval 1 carries 6 x 1500 B (1.44 Mbit/s, lrate 138, bin 34), interval 2 24 x 1500 B
+# (5.76 Mbit/s, lrate 177, bin 44); from the second interval end on the label is (138 + 177) >> 1 = 157 (bin 39).
+write("rate-label-two-intervals",
+      "The marker's rate label is the average of the flow's last two interval log rates (docs/algorithm.md §10.1, "
+      "flow_rate_s: lo = the last interval's lrate, 0xFFFF before the first end; hi = lo + lrate, or 2 x lrate at "
+      "the first end; label lr_pv = hi >> 1), not the last interval's rate. Mid-connection flow, default RTT 50 ms "
+      "(= the interval floor: intervals last 50 ms, 48828 units). Interval 1 (0 .. the roll-over at 60 ms): 6 x "
+      "1500 B = 9000 B / 50 ms = 1.44 Mbit/s, lrate1 = log_bytes(9000) - log_rtt(48828) = 138 fine units (64 "
+      "log10(144) = 138.1; bin 34). Interval 2 (60 .. the roll-over at 120 ms): 24 x 1500 B = 36000 B / 50 ms = "
+      "5.76 Mbit/s, lrate2 = 177 (64 log10(576) = 176.6; bin 44). " +
+      tvf_doc("3 Mbit/s", 39, "bin 33 -> 45054, 34 -> 43006, 35 -> 40958, 38 -> 34814, 39 -> 32767, 40 -> 30720, "
+              "44 -> 22528") +
+      "In interval 2 the label is lrate1 ((2 x 138) >> 1 = 138, bin 34): u16 65535 (nlog_u 0) -> PV in [40958, "
+      "45054] (bin 34 and its neighbours), and with any u every PV >= PV(bin 35) = 40958. In interval 3 (from 120 "
+      "ms) the label is (138 + 177) >> 1 = 157 (bin 39), not lrate2 (bin 44): u16 65535 -> PV in [30720, 34814] "
+      "(bin 39 and its neighbours; lrate2 would give 22528), and with any u (25 packets, 1.5 ms apart) every PV >= "
+      "PV(bin 40) = 30720 (with lrate2 as the label, every draw with u above about 0.63, nlog_u <= 13, would fall "
+      "below it). The "
+      "proactive slow-start drop is off (interval 2 reaches the fair BDP: the flow becomes long-lived at 120 ms; "
+      "every group has the same TVF).",
+      [interval(0, 6, 6000),
+       {"op": "check", "t_us": 31000, "flow": "A", "expect": {"interval_pkts": 6}},
+       interval(60000, 1, 0, u16=65535, expect={"pv": [40958, 45054]}),
+       interval(61800, 23, 1800, expect={"pv": [40958, 65535]}),
+       {"op": "check", "t_us": 102000, "flow": "A", "expect": {"interval_pkts": 24}},
+       interval(120000, 1, 0, u16=65535, expect={"pv": [30720, 34814]}),
+       interval(121500, 25, 1500, expect={"pv": [30720, 65535]})],
+      config={**PV_CFG, "fair_rate_bps": 3000000})
+
+# The interval floor at work: a 10 ms RTT under the 50 ms floor (the params default). A replay on a
+# switch must run this at time scale 1 (the compiled floor is 50 ms of real time), so packets are at
+# least 10 ms apart and 40 ms clear of every (floored) interval end: at most two data packets per
+# interval (ant_max_pkts_per_interval 0 keeps such a flow out of the ant group).
+write("interval-floor",
+      "Interval floor (docs/algorithm.md §7.1, §8.3, §8.7): an interval lasts max(RTT, W), W = flow.min_interval_us "
+      "= 50 ms (48828 units), and its rate divides by the same max, while the RTT itself (the RTT in effect, and "
+      "the RTT band) stays raw. A flow first seen mid-connection with the default RTT 10 ms; fair rate 1 Mbit/s "
+      "(fair_rate_bin 32, lower edge 1000 kbit/s = 128 fine units); RTT band boundary 20 ms (config "
+      "rtt_boundary_us); ant_max_pkts_per_interval 0 (no interval makes it an ant: a switch replays this vector in "
+      "real time, two packets per interval at most). Its first packet (t=0) opens interval 1 with deadline 0 + 50 "
+      "ms, not 0 + 10 ms; the data packet at 10 ms stays in it (interval_pkts 2). The packet at 90 ms ends it: 2 x "
+      "1500 B = 3000 B over 50 ms = 480 kbit/s, lrate = log_bytes(3000) - log_rtt(48828) = 107 < 128: below the "
+      "fair BDP, and ss_in 3 >= lo 1: slow start goes on, the flow stays a mouse, no proactive drop (a 10 ms "
+      "interval ending at 90 ms would hold one or two packets, 1500 or 3000 B per 10 ms = 1.2 or 2.4 Mbit/s, lrate "
+      "132 or 151 >= 128: the fair BDP, the slow-start drop and delay0 there). Interval 2 (90 .. 140 ms) holds that "
+      "one packet: the packet at 180 ms ends it with ss_in 2 < lo 3 (the packet count fell): slow start ends (240 "
+      "kbit/s, below the fair BDP: no drop) and the flow becomes long-lived in the RTT band of its raw 10 ms RTT, "
+      "below the 20 ms boundary: band 0, delay0 (the 50 ms interval would be band 1, delay1). The RTT in effect "
+      "stays 10 ms. Interval 3 (from 180 ms, deadline 230 ms): the packet at 190 ms stays in it (interval_pkts 2), "
+      "the one at 270 ms ends it (interval_pkts 1); the flow stays delay0 (slow start done; 2 packets < "
+      "bwest_min_pkts: no BwEst; queues drained: aggressiveness 0).",
+      [pk(0, flags="A", **D, drain=True, expect={"verdict": "enqueued", "group": "mouse"}),
+       {"op": "check", "t_us": 0, "flow": "A", "expect": {"interval_pkts": 1, "rtt_us": [10000, 10000]}},
+       pk(10000, flags="A", **D, drain=True, expect={"verdict": "enqueued", "group": "mouse"}),
+       {"op": "check", "t_us": 10000, "flow": "A", "expect": {"interval_pkts": 2, "group": "mouse"}},
+       pk(90000, flags="A", **D, drain=True, expect={"verdict": "enqueued", "group": "mouse"}),
+       {"op": "check", "t_us": 90000, "flow": "A", "expect": {"interval_pkts": 1, "group": "mouse"}},
+       pk(180000, flags="A", **D, drain=True, expect={"verdict": "enqueued", "group": "delay0"}),
+       {"op": "check", "t_us": 180000, "flow": "A", "expect": {"interval_pkts": 1, "group": "delay0",
+                                                                 "rtt_us": [10000, 10000]}},
+       pk(190000, flags="A", **D, drain=True, expect={"verdict": "enqueued", "group": "delay0"}),
+       {"op": "check", "t_us": 190000, "flow": "A", "expect": {"interval_pkts": 2}},
+       pk(270000, flags="A", **D, drain=True, expect={"verdict": "enqueued", "group": "delay0"}),
+       {"op": "check", "t_us": 270000, "flow": "A", "expect": {"interval_pkts": 1, "group": "delay0", "aggr": 0}}],
+      config={"default_rtt_us": 10000, "link_rate_bps": 10000000, "fair_rate_bps": 1000000, "rtt_boundary_us": 20000,
+              "ant_max_pkts_per_interval": 0})
 
 write("ctv-toward-target",
       "The CTV moves up by ctv_step_up (64) when the dequeued packet's queuing delay is above the target (5 ms), down by "
