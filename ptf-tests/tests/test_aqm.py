@@ -123,37 +123,137 @@ class DropBelowCtv(_Aqm):
         self.assertLess(len([p for p in got if p.haslayer(K.UDP)]), len(probes))
 
 
+class _StandingQueue(_Aqm):
+    """A tracked TCP flow whose every PV is 0 (TVF 0 for every group but the ants), against a CTV
+    pinned at pv_max, on the shaped port; UDP fillers (untracked: ants, TVF pv_max, never below
+    the CTV) queued ahead of its packets give them a standing queue of a known length: the
+    shaped queue serves one packet per `service_s` (BMv2: SERVICE_PPS, set here; tofino-model:
+    the chassis config's shaped rate for a FILL_BYTES frame), so a packet behind k fillers sent
+    back to back waits about k services (less the time the switch takes to take the fillers in).
+    PV verdicts need such a queue: sojourn << aqm.pv_gate_shift >= the target delay."""
+    SERVICE_PPS = 20      # BMv2: one packet per 50 ms, far above what a busy switch lags per packet
+    FILL_BYTES = 1500
+
+    def setup_standing_queue(self, target_services, default_rtt_us=None):
+        """The shaped port's queue with a target delay of `target_services` services (ECN off);
+        returns (in port, out port, target in seconds)."""
+        p1, out = self.ports[0], self.shaped_port
+        self.recv_all(out, 0.2)                    # what an earlier test left queued on this port
+        self.forward_pair(p1, out, default_rtt_us=default_rtt_us)
+        self.egress_cfg(out, ss_drop=0, ant_max_pkts=0)   # one packet per interval stays a mouse, not an ant
+        if self.profile == "bmv2":
+            self.bmv2.set_queue_rate(out, self.SERVICE_PPS)
+            self.addCleanup(self.bmv2.set_queue_rate, out, RUNNER_PPS)
+            self.service_s = 1.0 / self.SERVICE_PPS
+        else:
+            with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "model-configs",
+                                   "fabric.json")) as f:
+                bps = json.load(f)["ptf"]["shaped_rate_bps"]
+            self.service_s = self.FILL_BYTES * 8.0 / bps
+        target_s = target_services * self.service_s
+        hi = self.params["tvf"]["pv_max"]
+        # aqm_cfg takes the target in 1.024 us units; CTV pinned at the top
+        self.aqm(out, QID, int(round(target_s / 1.024e-6)), ecn=0, ctv_lo=hi, ctv_hi=hi)
+        self.qidx = self.queue_index(out, QID)
+        self.write_register(CTV, self.qidx, hi)
+        ant = self.group_id("ant")
+        for g in range(P.num_groups(self.params)):
+            self.tvf(g, (lambda b: hi) if g == ant else (lambda b: 0))   # fillers pass, the flow is below the CTV
+        return p1, out, target_s
+
+    def fillers(self, p1, k, sport=7300):
+        for i in range(k):
+            self.send(p1, K.udp(0, 1, size=self.FILL_BYTES, sport=sport + i))
+
+    def units_s(self, v):
+        return v * 1.024e-6
+
+
 @group("aqm")
-class EveryPvDropOfATrackedFlow(_Aqm):
-    """Every packet of a tracked TCP flow below the CTV is dropped, in every RTT interval: the PV
-    rule has no per-flow allowance (the one-PV-drop-per-interval token, flow_aqm_once, is gone:
-    with it only the first packet of each interval was dropped and the rest passed)."""
+class EveryPvDropOfATrackedFlow(_StandingQueue):
+    """Every packet of a tracked TCP flow below the CTV in a standing queue is dropped, in every
+    RTT interval: the PV rule has no per-flow allowance (the one-PV-drop-per-interval token,
+    flow_aqm_once, is gone: with it only the first packet of each interval was dropped and the
+    rest passed). Two fillers ahead of each burst of six give every packet of the flow a sojourn
+    of at least about two services, above target / 2 (target = two services): the standing queue
+    a PV verdict needs (before the gate, commit 13956d8, this test had an empty queue and a
+    target out of reach)."""
 
     def runTest(self):
-        rtt_us, n = 200000, 6   # a long interval: each burst fits well inside it on tofino-model
-        p1, out = self.ports[0], self.ports[1]
-        self.forward_pair(p1, out, default_rtt_us=rtt_us)
-        self.egress_cfg(out, ss_drop=0)
-        hi = self.params["tvf"]["pv_max"]
-        self.aqm(out, QID, 1 << 30, ecn=0, ctv_lo=hi, ctv_hi=hi)   # CTV pinned at the top
-        self.write_register(CTV, self.queue_index(out, QID), hi)
-        for g in range(P.num_groups(self.params)):
-            self.tvf(g, lambda b: 0)                                # every PV is 0 < CTV
+        rtt_us, n = 200000, 6
+        p1, out, target_s = self.setup_standing_queue(2, default_rtt_us=rtt_us)
         f = K.Flow(0, 1, 46200)
         self.wait_claimable()
+        drain_s = max(0.1, (n + 3) * self.service_s)                # a whole burst's service: the queue empties
+        self.fillers(p1, 2)
         self.send(p1, f.data(1000, seq=1))                          # claims the slot, opens interval 1
-        self.recv_all(out, timeout=0.1)
+        self.recv_all(out, timeout=drain_s)
         self.new_flow_id(f)
         d0, seq = self.pg_packets(DROPS, out), 1001
+        self.write_register(MAX_DELAY, self.qidx, 0)
         for k in range(2):
             time.sleep(rtt_us * 1.5e-6)
+            self.fillers(p1, 2)
             for i in range(n):
                 self.send(p1, f.data(1000, seq=seq))
                 seq += 1000
-            got = [p for p in self.recv_all(out, timeout=0.1) if p.haslayer(K.TCP)]
-            self.assertEqual(len(got), 0, "interval %d: %d of %d packets below the CTV passed, expected none"
-                             % (k + 2, len(got), n))
+            got = self.recv_all(out, timeout=drain_s)
+            tcp = [p for p in got if p.haslayer(K.TCP)]
+            self.assertEqual(len(got) - len(tcp), 2, "interval %d: the fillers (PV pv_max) did not both pass" % (k + 2))
+            self.assertEqual(len(tcp), 0, "interval %d: %d of %d packets below the CTV passed, expected none"
+                             % (k + 2, len(tcp), n))
         self.assertEqual(self.pg_packets(DROPS, out) - d0, 2 * n)
+        self.assertGreaterEqual(self.units_s(self.read_register(MAX_DELAY, self.qidx)), target_s,
+                                "no standing queue formed on the shaped port %d" % out)
+
+
+@group("aqm")
+class PvVerdictNeedsAStandingQueue(_StandingQueue):
+    """The PV verdict's gate (p4/shared/entries/aqm_verdict.p4, row (0, _, _, _, _, 0): pass): a
+    packet below the CTV is dropped only if its sojourn shifted left by aqm.pv_gate_shift (1)
+    reaches the queue's target delay, i.e. sojourn >= target / 2; otherwise it passes. Target =
+    4 services; one packet of the flow per round behind k fillers: k = 0 (an empty queue) and k = 1
+    (sojourn about one service, below target / 2) pass; k = 3 (about three services: at or above
+    target / 2 but below the target, so the gate and not the target decides) and k = 5 (above
+    the target) are dropped. Each round's sojourn (q_max_delay: the flow's packet leaves last and
+    waits longest) must lie on its side of target / 2, or the test's premise failed. Before the
+    gate (commit 13956d8) every packet below the CTV was dropped, queue or not."""
+
+    def runTest(self):
+        p1, out, target_s = self.setup_standing_queue(4)
+        shift = self.params["aqm"]["pv_gate_shift"]
+        gate_s = target_s / (1 << shift)
+        f = K.Flow(0, 1, 46210)
+        self.wait_claimable()
+        seq, d0 = 1, self.pg_packets(DROPS, out)
+        fates, sojourns = [], []
+        for k, want in ((0, "forward"), (1, "forward"), (3, "drop"), (5, "drop")):
+            self.recv_all(out, timeout=max(0.1, 2 * self.service_s))    # the queue is empty, and was for a service
+            self.write_register(MAX_DELAY, self.qidx, 0)
+            self.fillers(p1, k)
+            self.send(p1, f.data(1000, seq=seq))
+            seq += 1000
+            got = self.recv_all(out, timeout=max(0.1, 2 * self.service_s))
+            if k == 0:
+                self.new_flow_id(f)
+            tcp = [p for p in got if p.haslayer(K.TCP)]
+            sojourn = self.units_s(self.read_register(MAX_DELAY, self.qidx))
+            fates.append("forward" if tcp else "drop")
+            sojourns.append(sojourn)
+            self.assertEqual(len(got) - len(tcp), k, "round %d: the %d fillers (PV pv_max) did not all pass" % (k, k))
+            if want == "forward":
+                self.assertLess(sojourn, 0.8 * gate_s, "premise: round %d's sojourn %.1f ms is not clearly below "
+                                "target / 2 = %.1f ms" % (k, sojourn * 1e3, gate_s * 1e3))
+            else:
+                self.assertGreaterEqual(sojourn, 1.2 * gate_s, "premise: round %d's sojourn %.1f ms is not clearly "
+                                        "at or above target / 2 = %.1f ms" % (k, sojourn * 1e3, gate_s * 1e3))
+            if k == 3:
+                self.assertLess(sojourn, 0.95 * target_s, "premise: round 3's sojourn %.1f ms is not below the "
+                                "target %.1f ms" % (sojourn * 1e3, target_s * 1e3))
+        self.assertEqual(fates, ["forward", "forward", "drop", "drop"],
+                         "fates of the flow's packets (PV 0 < CTV) behind 0, 1, 3, 5 fillers, sojourns %s ms, "
+                         "target %.0f ms" % (["%.1f" % (x * 1e3) for x in sojourns], target_s * 1e3))
+        self.assertEqual(self.pg_packets(DROPS, out) - d0, 2)
 
 
 @group("aqm")
