@@ -118,7 +118,7 @@ struct EnqResult
 enum class Action : uint8_t
 {
     FORWARD,
-    DROP_PV,        // AQM: PV < CTV, with the flow's token free
+    DROP_PV,        // AQM: PV < CTV with a standing queue (every candidate)
     MARK,
     DROP_LIMIT,     // AQM: enq_qdepth > limit_cells
     DROP_PROACTIVE, // classifier: slow start ended at the fair BDP
@@ -375,7 +375,6 @@ class Pipeline
     std::vector<Pair16> m_flowAggr;
     std::vector<uint8_t> m_flowFamily;
     uint16_t m_updateLimiter = 0;
-    // Aqm per-flow token
     // controller-written tables
     std::vector<uint8_t> m_queueMap;          // [group][slot] -> qid
     std::vector<std::vector<uint16_t>> m_tvf; // [group][bin] -> PV
