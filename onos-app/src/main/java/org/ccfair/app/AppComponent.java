@@ -61,6 +61,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
@@ -135,7 +136,9 @@ public class AppComponent implements CcfairService {
     // Stats indices netcfg fixes per device (CcfairConfig); other devices get StatsIndex.assign.
     private volatile Map<String, Map<Long, Integer>> fixedIndices = Map.of();
     private Cocoa cocoa;
-    private RoundRunner runner;
+    private volatile RoundRunner runner;
+    // Set by deactivate() before it waits for the round in progress: no write starts after it.
+    private volatile boolean stopping;
     private long periodMs;
     private final AtomicBoolean pending = new AtomicBoolean();
 
@@ -163,11 +166,13 @@ public class AppComponent implements CcfairService {
         engine = new PolicyEngine(params, new DeviceWriter() {
             @Override
             public void write(String d, List<PolicyWrite> ws) throws Exception {
+                checkNotStopping();
                 roundBinding.writer.write(d, ws);
             }
 
             @Override
             public void write(String d, List<PolicyWrite> ws, boolean full) throws Exception {
+                checkNotStopping();
                 roundBinding.writer.write(d, ws, full);
             }
 
@@ -197,6 +202,8 @@ public class AppComponent implements CcfairService {
         if (watchdogService != null) {
             watchdogService.addListener(watchdogListener);
         }
+        stopping = false;
+        pending.set(false);
         runner = rounds.get();
         periodMs = 0;
         schedule(params.integer("controller", "recompute_period_ms"));
@@ -211,9 +218,13 @@ public class AppComponent implements CcfairService {
 
     @Deactivate
     protected void deactivate() {
-        if (runner != null) {
-            runner.stop();  // waits for the round in progress: nothing writes after deactivation
-            runner = null;
+        // Detach first: recompute() and schedule() called while the round in progress ends
+        // find no runner; then refuse writes, and wait for that round (stop() interrupts it).
+        RoundRunner r = runner;
+        runner = null;
+        stopping = true;
+        if (r != null) {
+            r.stop();
         }
         if (codecService != null) {
             codecService.unregisterCodec(FairnessIntent.class);
@@ -322,10 +333,14 @@ public class AppComponent implements CcfairService {
         // Coalesce bursts of events into one round.
         RoundRunner r = runner;
         if (r != null && pending.compareAndSet(false, true)) {
-            r.submit(() -> {
-                pending.set(false);
-                recomputeSafely();
-            });
+            try {
+                r.submit(() -> {
+                    pending.set(false);
+                    recomputeSafely();
+                });
+            } catch (RejectedExecutionException e) {
+                pending.set(false);  // stopped meanwhile
+            }
         }
     }
 
@@ -335,11 +350,16 @@ public class AppComponent implements CcfairService {
      * @param ms period
      */
     synchronized void schedule(long ms) {
-        if (runner == null || ms == periodMs) {
+        RoundRunner r = runner;
+        if (r == null || ms == periodMs) {
             return;
         }
-        periodMs = ms;
-        runner.every(ms, this::recomputeSafely);
+        try {
+            r.every(ms, this::recomputeSafely);
+            periodMs = ms;
+        } catch (RejectedExecutionException e) {
+            log.debug("ccfair: not rescheduled, stopping");
+        }
     }
 
     /**
@@ -376,6 +396,12 @@ public class AppComponent implements CcfairService {
             } finally {
                 roundBinding = null;
             }
+        }
+    }
+
+    private void checkNotStopping() throws InterruptedException {
+        if (stopping) {
+            throw new InterruptedException("ccfair is stopping");
         }
     }
 

@@ -75,6 +75,9 @@ public final class PolicyEngine {
         status.keySet().retainAll(target.keySet());
         for (DevicePolicy t : target.values()) {
             String d = t.deviceId();
+            if (Thread.currentThread().isInterrupted()) {
+                return;  // the app is stopping: no further device is written
+            }
             if (!isMaster.test(d)) {
                 // Another node writes it; if mastership comes back the device state is unknown: full push.
                 installed.remove(d);
@@ -99,6 +102,11 @@ public final class PolicyEngine {
                 writer.write(d, ws, from == null);
                 installed.put(d, t);
                 status.put(d, new PushStatus(PushStatus.State.IN_SYNC, ws.size(), 0, null, 0, nowMs));
+            } catch (InterruptedException e) {
+                // Stopping (RoundRunner.stop interrupts the round): keep the flag, write nothing more.
+                Thread.currentThread().interrupt();
+                log.info("ccfair round stopped while writing {}", d);
+                return;
             } catch (Exception e) {
                 int attempts = st == null || st.state() != PushStatus.State.FAILED ? 1 : st.attempts() + 1;
                 long backoff = Math.min(retryMaxMs, retryInitialMs << Math.min(attempts - 1, 30));

@@ -85,4 +85,21 @@ public class PolicyEngineTest {
         PushStatus st = e.status().get("device:s1");
         assertEquals(P.integer("controller", "retry_max_ms"), st.nextRetryMs() - st.updatedMs());
     }
+
+    /** A round interrupted while writing (RoundRunner.stop) writes no further device and keeps the flag. */
+    @Test
+    public void anInterruptedRoundWritesNoFurtherDevice() {
+        List<String> written = new ArrayList<>();
+        PolicyEngine e = new PolicyEngine(P, (d, ws) -> {
+            written.add(d);
+            throw new InterruptedException("stop() while waiting for ONOS");
+        });
+        try {
+            e.run(fabric, List.of(), StatsSnapshot.EMPTY, d -> true, 0);
+            assertEquals("the first device's write was interrupted, the second never started", 1, written.size());
+            assertTrue("the interrupt is kept for the runner", Thread.currentThread().isInterrupted());
+        } finally {
+            Thread.interrupted();  // clear it for the next test on this thread
+        }
+    }
 }
