@@ -92,6 +92,10 @@ def derived(p):
     if c["rate_smooth_intervals"] not in (1, 2):
         raise ValueError("classifier.rate_smooth_intervals must be 1 or 2, got %r" % c["rate_smooth_intervals"])
     d["RATE_SMOOTH_INTERVALS"] = c["rate_smooth_intervals"]
+    # The PV gate scales the 32-bit sojourn by 2^shift (aqm.p4 queue_delay_scaled): a shift of 32
+    # or more is 0 in P4 and undefined in C++.
+    if not 0 <= p["aqm"]["pv_gate_shift"] <= 8:
+        raise ValueError("aqm.pv_gate_shift must be 0..8, got %r" % p["aqm"]["pv_gate_shift"])
     f = p["flow"]
     d["EXPIRE_UNITS"] = int(math.ceil(f["idle_intervals_to_expire"] * f["default_rtt_us"] * 1000.0 / SEEN_UNIT_NS))
     if d["EXPIRE_UNITS"] >= 1 << 15:

@@ -806,7 +806,7 @@ Pipeline::Aqm(const Bridged& b, EgMd& e, QueueState& q)
     const uint8_t ecn_en = m_c.ecn ? 1 : 0;
     e.delay_us = e.eg_ts - b.ig_ts;
     e.delay_over = SatSub32(e.delay_us, target);
-    // queue_delay_scaled, delay_excess: a PV verdict needs sojourn << pv_gate_shift >= target
+    // queue_delay_scaled, delay_excess: a PV verdict needs sojourn << pv_gate_shift > target
     e.gate_over = SatSub32(e.delay_us << m_c.pv_gate_shift, target);
     e.depth_over = SatSub32(e.depth, e.limit_cells);
     if (e.on)

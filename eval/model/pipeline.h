@@ -57,7 +57,7 @@ struct Config
     uint32_t tvf_steps, tvf_min_kbps, tvf_steps_per_decade, pv_max;
     // aqm_cfg and the AQM's compiled constants
     uint32_t target_delay_units;  // aqm.target_delay_us written as units (as the ONOS app does)
-    uint32_t pv_gate_shift;       // aqm.pv_gate_shift: a PV verdict needs sojourn << shift >= target (compiled in)
+    uint32_t pv_gate_shift;       // aqm.pv_gate_shift: a PV verdict needs sojourn << shift > target (compiled in)
     uint32_t ctv_period_shift;    // CTV_PERIOD_SHIFT: one CTV step per 2^shift ns period
     uint32_t ctv_step_up, ctv_step_down;
     // the controller's CTV range: the owner group's TVF at the centre bin + these (aqm.ctv_*_bins)

@@ -30,7 +30,7 @@ interval lasts max(RTT, W)) is compiled in and does not scale: where a vector's 
 or above W / the smallest RTT, so the switch's is out of the way too; where it binds, the scale
 is pinned at W / the vector's floor, which makes the switch's floor the vector's (``_scale``).
 The target delay scales with the time (aqm_cfg takes it as table data), so the PV gate (sojourn
-<< aqm.pv_gate_shift >= target) holds scaled.
+<< aqm.pv_gate_shift > target) holds scaled.
 
 Held packets (``drain: false``, released by a ``dequeue`` step or the next drained packet)
 are held on BMv2 by the queue's rate limit (``hold`` in the plan; tests/test_vectors.py)."""

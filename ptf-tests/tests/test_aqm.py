@@ -211,7 +211,7 @@ class EveryPvDropOfATrackedFlow(_StandingQueue):
 class PvVerdictNeedsAStandingQueue(_StandingQueue):
     """The PV verdict's gate (p4/shared/entries/aqm_verdict.p4, row (0, _, _, _, _, 0): pass): a
     packet below the CTV is dropped only if its sojourn shifted left by aqm.pv_gate_shift (1)
-    reaches the queue's target delay, i.e. sojourn >= target / 2; otherwise it passes. Target =
+    exceeds the queue's target delay, i.e. sojourn > target / 2; otherwise it passes. Target =
     4 services; one packet of the flow per round behind k fillers: k = 0 (an empty queue) and k = 1
     (sojourn about one service, below target / 2) pass; k = 3 (about three services: at or above
     target / 2 but below the target, so the gate and not the target decides) and k = 5 (above

@@ -89,7 +89,7 @@ control Aqm(inout headers_t hdr,
     }
 
     action queue_delay() { md.delay_us = md.eg_ts - hdr.bridged.ig_ts; }
-    // PV verdicts need a standing queue: sojourn << aqm.pv_gate_shift >= target.
+    // PV verdicts need a standing queue: sojourn << aqm.pv_gate_shift > target.
     // The sojourn is scaled, not the target: this needs no aqm_cfg result, so
     // the verdict is not a stage later (a shifted target cost Tofino 1 its
     // 11th stage, measured with bf-p4c).
