@@ -17,6 +17,7 @@ from ptf.testutils import group
 
 import packets as K
 from base_test import CcfairTest, IG, EG
+from test_classify import _Classify, IP_BYTES  # helpers only (no runTest): the classify tests are not collected twice
 
 RTT, PKTS, BYTES, DEADLINE = (IG + ".flow_tracker.flow_rtt", IG + ".flow_tracker.flow_pkts",
                               IG + ".flow_tracker.flow_bytes", IG + ".flow_tracker.flow_deadline")
@@ -154,39 +155,53 @@ class FirstIntervalStartsAtTheSample(_Rtt):
 
 
 @group("rtt")
-class RttClampedToMinimum(_Rtt):
-    """rtt_fix: a sample below 128 units is replaced by flow.min_rtt_us, a larger one is used as
-    is; an interval lasts max(RTT, flow.min_interval_us) and its rate (flow_rate) divides by the
-    same. The minimum (about 100 us) is below that floor (50 ms), so the short sample's interval
-    lasts the floor and its rate is over the floor; the long sample (an 80 ms handshake, above the
-    floor) paces and divides as is. The port's default RTT is 1 unit (floored too), so a data
-    packet right after the SYN counts in the SYN's interval and the one a floor later ends it,
-    where no sample completes. A
-    handshake under 131 us is beyond BMv2 (its packets are ms apart), so the short sample is the
-    one such a handshake leaves: written into flow_rtt after the SYN. The long one is a real
-    handshake: its ACK starts the first interval, which the next data packet, 1.5 samples later,
-    ends."""
+class RttClampedToMinimum(_Rtt, _Classify):
+    """rtt_fix: a stored sample below 128 units is replaced by flow.min_rtt_us (about 100 us, 98
+    units), a larger one is used as is. Both lie below the interval floor (flow.min_interval_us,
+    50 ms), which the deadline and log_rtt apply to every RTT, so the clamp shows only in the
+    bridged RTT, i.e. through rtt_band: the controller writes a boundary between the raw sample
+    (50 units, written into flow_rtt after a real handshake, since one under 131 us is beyond
+    BMv2) and the minimum: [0, 70] → band 0, [71, 0xFFFFF] → band 1. The flow then ends slow start
+    (intervals of the ACK + 2, 8, 4 packets, one floor each, paced 1.6 floors apart) and is delay
+    sub-group 1 (the minimum's band; with the raw sample it would be sub-group 0); flow_rtt keeps
+    the raw 50. A flow whose handshake takes 80 ms (above the floor) paces and divides by its own
+    sample: the next data packet, 1.5 samples after its ACK, ends the first interval. If the first
+    burst did not land in the ACK's interval (flow_pkts not 3: the host was too slow), it skips."""
+    RAW, BOUNDARY = 50, 70
 
     def runTest(self):
-        p1, p2 = self.ports[0], self.ports[1]
-        self.forward_pair(p1, p2, default_rtt_us=1)
-        floor = self.floor_units()
-        syn_bytes = len(K.Flow(0, 1, 1).syn()) - ETH
+        floor, minimum = self.floor_units(), int(round(self.params["flow"]["min_rtt_us"] * 1000.0 / 1024))
+        self.assertTrue(self.RAW <= self.BOUNDARY < minimum < 128 and minimum < floor,
+                        "params: minimum RTT %d units, floor %d" % (minimum, floor))
+        mouse, d0, d1 = self.group_id("mouse"), self.group_id("delay", 0), self.group_id("delay", 1)
+        self.assertNotEqual(d0, d1)
+        self.setup_path(self.ports[1])
+        p1, p2 = self.in_port, self.out_port
+        band, act = EG + ".classifier.rtt_band", EG + ".classifier.set_rtt_band"
+        self.insert(band, {"rtt_us": (0, self.BOUNDARY)}, act, {"band": 0}, priority=10)
+        self.insert(band, {"rtt_us": (self.BOUNDARY + 1, 0xFFFFF)}, act, {"band": 1}, priority=10)
 
         short = K.Flow(0, 1, 42002)
         self.wait_claimable()
-        syn_sent, _ = self.send_through(p1, p2, short.syn())
+        self.send_through(p1, p2, short.syn())
         fid = self.new_flow_id(short)
-        self.write_register(RTT, fid, 50)
-        self.send_through(p1, p2, short.data(1000))
-        self.assertEqual(self.read_register(RTT, fid), 50, "a non-SYN packet rewrote a stored sample")
-        self.assertEqual(self.read_register(PKTS, fid), 2, "a packet right after the SYN ended its interval")
-        time.sleep(max(0.0, syn_sent + 1.3 * floor * UNIT_S - time.time()))
-        self.send_through(p1, p2, short.data(1000, seq=987))
-        self.assertEqual(self.read_register(PKTS, fid), 1, "the packet one floor after the SYN did not end its "
-                         "interval")
-        self.assert_rate(fid, syn_bytes + 1000 - ETH, floor, "the interval floor (the minimum RTT is below it)")
-        self.assertGreater(self.read_rate(fid), 0)
+        t_ack, _ = self.send_through(p1, p2, short.ack())
+        self.assertFalse(self.read_register(RTT, fid) & PENDING, "handshake RTT not measured")
+        self.write_register(RTT, fid, self.RAW)
+        self.flow, self.fid, self.rtt, self.seq = short, fid, self.RAW, 2
+        self.period = floor * UNIT_S * 1.6
+        self.next_burst = self.last_sent = time.time()
+        self.bursts, self.sent, self.got = 0, [], []
+        self.intervals([2], [])
+        self.receive(0.15, until=self.seq - IP_BYTES)  # both left the switch: flow_pkts counts them
+        if self.poll(lambda: self.read_register(PKTS, fid), lambda v: v == 3, timeout=0.2) != 3:
+            self.skipTest("the host was too slow: the first burst came %.0f ms after the handshake's ACK, "
+                          "its interval (one floor, %.0f ms) had ended (flow_pkts %d, expected the ACK + 2)"
+                          % ((self.last_sent - t_ack) * 1e3, floor * UNIT_S * 1e3, self.read_register(PKTS, fid)))
+        what = "stored sample %d units, minimum %d, band boundary %d" % (self.RAW, minimum, self.BOUNDARY)
+        self.run_intervals([8, 4, 4], [mouse, mouse, d1], what)
+        self.finish(d1)
+        self.assertEqual(self.read_register(RTT, fid), self.RAW, "a non-SYN packet rewrote the stored sample")
 
         real = K.Flow(0, 1, 42005)
         self.wait_claimable()

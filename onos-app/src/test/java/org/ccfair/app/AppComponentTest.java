@@ -54,7 +54,6 @@ public class AppComponentTest {
         return app;
     }
 
-    // An app with ONOS's test adapters wired in, before activate() (tests add services).
     /** An app activated with one device and its ports; the device listeners it adds land in `listeners`. */
     private static AppComponent activatedOn(Device dev, List<Port> ports, List<DeviceListener> listeners) {
         AppComponent app = unactivated();
@@ -72,6 +71,7 @@ public class AppComponentTest {
         return new DefaultPort(dev, PortNumber.portNumber(number), enabled, Port.Type.COPPER, 10_000);
     }
 
+    /** An app with ONOS's test adapters wired in, before activate() (tests add services). */
     static AppComponent unactivated() {
         AppComponent app = new AppComponent();
         app.coreService = new CoreServiceAdapter() {

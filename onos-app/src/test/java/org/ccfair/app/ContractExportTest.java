@@ -237,8 +237,9 @@ public class ContractExportTest {
         FakeGroupService groups = new FakeGroupService();
         RecordingStats stats = new RecordingStats();
         try {
-            // Bind first: the intent's store event starts a background round, which without a
-            // writer would fail the push and hold the device in its retry backoff past the rounds below.
+            // Bind first: a round before bind() does nothing (no writer to push through), so the rounds
+            // below need it. No round runs in the background (ManualRounds: the intent's store event
+            // only queues one, which this test never runs); the test runs its rounds itself.
             app.bind(new FlowRuleWriter(app.params(), app.appId(), flows, groups, d -> "tofino", 1000), stats);
             // A weighted-groups intent on one host port beside the default per-flow policy: two TVF
             // profiles, and both queue layouts (the default shared, isolated on port 4).
