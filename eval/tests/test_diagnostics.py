@@ -9,15 +9,7 @@ import sys
 
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-EVAL = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(EVAL, "pylib"))
-import ccfair_eval as ce  # noqa: E402
-
-RUN = os.path.join(EVAL, "run")
-MODEL_BUILT = "-DCCFAIR_MODEL" in subprocess.run(
-    ["make", "-n", "-B", "-C", EVAL, "build/dumbbell"], capture_output=True, text=True).stdout
-needs_model = pytest.mark.skipif(not MODEL_BUILT, reason="ccfair model not built into eval/build/dumbbell")
+from evaltest import EVAL, HERE, MODEL_BUILT, RUN, ce, needs_model  # noqa: F401
 
 # Three CCs on a 40-packet buffer: PV and shared-buffer drops after warm-up.
 DROPPY = {"name": "droppy", "seed": 3, "link": {"rate_mbps": 10, "buffer_pkts": 40},

@@ -8,19 +8,12 @@ import sys
 
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-EVAL = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(EVAL, "pylib"))
-import ccfair_eval as ce  # noqa: E402
-
-RUN = os.path.join(EVAL, "run")
+from evaltest import EVAL, HERE, MODEL_BUILT, RUN, ce, needs_model  # noqa: F401
 GOOD = {"name": "t", "seed": 3, "link": {"rate_mbps": 10, "buffer_pkts": 100},
         "duration_s": 8, "warmup_s": 2, "aqm": "fifo",
         "flows": [{"cc": "cubic", "count": 1, "rtt_ms": 40, "start_s": 0},
                   {"cc": "vegas", "rtt_ms": 40, "start_s": 0.5},
                   {"cc": "bbr", "rtt_ms": 80, "start_s": 1}]}
-MODEL_BUILT = "-DCCFAIR_MODEL" in subprocess.run(
-    ["make", "-n", "-B", "-C", EVAL, "build/dumbbell"], capture_output=True, text=True).stdout
 
 
 def mutate(path, value):

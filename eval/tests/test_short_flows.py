@@ -10,14 +10,7 @@ import sys
 
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-EVAL = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(EVAL, "pylib"))
-import ccfair_eval as ce  # noqa: E402
-
-RUN = os.path.join(EVAL, "run")
-MODEL_BUILT = "-DCCFAIR_MODEL" in subprocess.run(
-    ["make", "-n", "-B", "-C", EVAL, "build/dumbbell"], capture_output=True, text=True).stdout
+from evaltest import EVAL, HERE, MODEL_BUILT, RUN, ce, needs_model  # noqa: F401
 # 10 Mbit/s, one long-lived Cubic and ~40 web flows over 4 s: about a second of CPU per AQM.
 GOOD = {"name": "short", "seed": 2, "link": {"rate_mbps": 10, "buffer_pkts": 100},
         "duration_s": 6, "warmup_s": 1, "aqm": "fifo",

@@ -60,6 +60,19 @@ class _Rtt(CcfairTest):
         self.assertTrue(v & PENDING, "probe slot %d holds 0x%08x, not a pending SYN time" % (fid, v))
         return v & ~PENDING
 
+    def handshake(self, p1, p2, f, gap_s):
+        """SYN, SYN-ACK and, `gap_s` after the SYN, the pure ACK that completes the RTT sample:
+        (flow id, the SYN's 31-bit time, ACK sent, ACK out, the stored sample)."""
+        syn_sent, _ = self.send_through(p1, p2, f.syn())
+        fid = self.new_flow_id(f)
+        syn31 = self.syn_time(fid)
+        self.send_through(p2, p1, f.syn_ack())
+        time.sleep(max(0.0, syn_sent + gap_s - time.time()))
+        ack_sent, ack_out = self.send_through(p1, p2, f.pure_ack())
+        rtt = self.read_register(RTT, fid)
+        self.assertFalse(rtt & PENDING, "RTT still pending after the handshake ACK (0x%08x)" % rtt)
+        return fid, syn31, ack_sent, ack_out, rtt
+
     def floor_units(self):
         """The interval floor W (flow.min_interval_us) in units."""
         return int(round(self.params["flow"]["min_interval_us"] * 1000.0 / 1024))
@@ -133,14 +146,7 @@ class FirstIntervalStartsAtTheSample(_Rtt):
         self.forward_pair(p1, p2, default_rtt_us=int(units(1.0)))
         f = K.Flow(0, 1, 42010)
         self.wait_claimable()
-        syn_sent, _ = self.send_through(p1, p2, f.syn())
-        fid = self.new_flow_id(f)
-        syn31 = self.syn_time(fid)
-        self.send_through(p2, p1, f.syn_ack())
-        time.sleep(max(0.0, syn_sent + self.GAP_S - time.time()))
-        ack_sent, _ = self.send_through(p1, p2, f.pure_ack())
-        rtt = self.read_register(RTT, fid)
-        self.assertFalse(rtt & PENDING, "RTT still pending after the handshake ACK (0x%08x)" % rtt)
+        fid, syn31, ack_sent, _, rtt = self.handshake(p1, p2, f, self.GAP_S)
         deadline = self.read_register(DEADLINE, fid) & 0xFFFFFFFF
         self.assertEqual(deadline & 0x7FFFFFFF, (syn31 + 2 * rtt) & 0x7FFFFFFF,
                          "flow_deadline 0x%08x: the first interval does not end one RTT (%d units) after the "
@@ -233,14 +239,7 @@ class ShortRttIntervalLastsTheFloor(_Rtt):
         floor = self.floor_units()
         f = K.Flow(0, 1, 42020)
         self.wait_claimable()
-        syn_sent, _ = self.send_through(p1, p2, f.syn())
-        fid = self.new_flow_id(f)
-        syn31 = self.syn_time(fid)
-        self.send_through(p2, p1, f.syn_ack())
-        time.sleep(max(0.0, syn_sent + self.GAP_S - time.time()))
-        ack_sent, ack_out = self.send_through(p1, p2, f.pure_ack())
-        rtt = self.read_register(RTT, fid)
-        self.assertFalse(rtt & PENDING, "RTT still pending after the handshake ACK (0x%08x)" % rtt)
+        fid, syn31, ack_sent, ack_out, rtt = self.handshake(p1, p2, f, self.GAP_S)
         self.assertLess(1.5 * rtt, 0.6 * floor, "a %d-unit handshake: the switch is too slow for a sample well "
                         "below the floor (%d units)" % (rtt, floor))
         d1 = self.read_register(DEADLINE, fid) & 0xFFFFFFFF
