@@ -9,15 +9,20 @@ Experiments (scaling and methodology: docs/eval.md):
   4. asymmetric populations: many flows of one CC family against few of another, mixed RTTs;
   5. classification accuracy per CC from the ccfair runs' group timelines;
   6. short flows: web-size transfers (Poisson arrivals) beside four long-lived flows;
+  7. scenarios the design was not tuned on: every eval/scenarios/unseen/*.json as is;
+  8. seed spread: the demo and section 3's mixes on seeds 2 and 3 beside seed 1;
 then ccfair's diagnostics per section (drops by reason, CTV at its range edge, R* / fair).
 FIFO, fq_codel and ccfair run in every experiment.
 EVAL_QUICK=1 shrinks everything to a smoke run (used while developing; its output
 says so in the first line). EVAL_RESUME=1 keeps cached runs of the same binary.
 `make_results.py --short-only` runs section 6 alone (its cache is kept) and writes its
-markdown to eval/build/results-short.md instead of docs/results.md.
+markdown to eval/build/results-short.md instead of docs/results.md; `make_results.py
+--sections 7,8` (any of 6, 7, 8) likewise writes those sections to eval/build/results-extra.md
+and their figures to eval/build/figures/.
 """
 import csv
 import datetime
+import glob
 import json
 import os
 import shutil
@@ -99,6 +104,16 @@ SHORT = [  # (label, link, web load, duration_s, warmup_s = start of arrivals, e
     ("100 Mbit/s, 30 % web load", MIX_LINK, 0.3, 20, 4, 16),
 ]
 SHORT_AQMS = ["fifo", "fq_codel", "ccfair"]
+# Section 7: scenario files ccfair's parameters were not tuned on, each run as written (its own
+# link, buffer, duration, warm-up and seed); a file added to the folder adds a row.
+UNSEEN_DIR = os.path.join(ce.EVAL, "scenarios", "unseen")
+UNSEEN_AQMS = ["fifo", "fq_codel", "ccfair"]
+# Section 8: how far one seed's JFI can be trusted. The demo and section 3's mixes, unchanged but
+# for the seed (ns-3's run number); seed 1 is the run of `make run` / section 3 (same simulator
+# arguments, so the same cache entries where the runner's key matches).
+DEMO = os.path.join(ce.EVAL, "scenarios", "demo.json")
+SEEDS = [1, 2, 3]
+SEED_AQMS = ["fifo", "fq_codel", "ccfair"]
 
 # Time-boxed runs (shared machine): fewer RTT differences / shorter mixes, stated in the report.
 if os.environ.get("EVAL_RTT_DIFFS"):
@@ -120,11 +135,27 @@ if QUICK:
     ASYM_LINK = {"rate_mbps": 20, "buffer_pkts": 133}
     ASYM_RUN.update(duration_s=10, warmup_s=4)
     SHORT = [(label, link, load, 12, 3, 10) for label, link, load, *_ in SHORT[:2]]
+    SEEDS = [1, 2]
+QUICK_MAX_S = 8  # EVAL_QUICK: scenario files (sections 7, 8) cut to this many seconds, warm-up 40 %
 
 
-def scenario(name, aqm, link, duration_s, warmup_s, flows):
-    return ce.validate({"name": name, "seed": 1, "link": link, "duration_s": duration_s,
+def scenario(name, aqm, link, duration_s, warmup_s, flows, seed=1):
+    return ce.validate({"name": name, "seed": seed, "link": link, "duration_s": duration_s,
                         "warmup_s": warmup_s, "aqm": aqm, "flows": flows})
+
+
+def scenario_file(path, aqm, seed=None):
+    """A scenario file validated for `aqm` (optionally another seed); EVAL_QUICK cuts it short."""
+    with open(path) as fh:
+        raw = json.load(fh)
+    if seed is not None:
+        raw["seed"] = seed
+    if QUICK and raw["duration_s"] > QUICK_MAX_S:
+        raw.update(duration_s=QUICK_MAX_S, warmup_s=0.4 * QUICK_MAX_S)
+    try:
+        return ce.validate(raw, aqm)
+    except ce.ScenarioError as e:
+        raise ce.ScenarioError("%s: %s" % (os.path.relpath(path, REPO), e))
 
 
 def read_ref(name):
@@ -175,15 +206,21 @@ def run_rtt():
     return dict(zip(keys, res)), wall, executed
 
 
-def run_mixes():
+def mix_scenarios(seed=1, aqms=None):
+    """Section 3's scenarios: ([scenario], [(mix label, aqm)]); section 8 reruns them on other seeds."""
     scns, keys = [], []
     n = MIX_RUN["flows"]
     for label, shares, _ in MIXES:
         flows = [{"cc": cc, "count": int(round(n * sh)), "rtt_ms": MIX_RUN["rtt_ms"]}
                  for cc, sh in shares.items()]
-        for aqm in MIX_AQMS:
-            scns.append(scenario("mix", aqm, MIX_LINK, MIX_RUN["duration_s"], MIX_RUN["warmup_s"], flows))
+        for aqm in aqms or MIX_AQMS:
+            scns.append(scenario("mix", aqm, MIX_LINK, MIX_RUN["duration_s"], MIX_RUN["warmup_s"], flows, seed))
             keys.append((label, aqm))
+    return scns, keys
+
+
+def run_mixes():
+    scns, keys = mix_scenarios()
     # FIFO mixes first: one of them (heavy loss, ns-3's SACK scoreboard) costs as much CPU as
     # the rest of the stage, and started last it would run alone on one core.
     order = sorted(range(len(scns)), key=lambda i: keys[i][1] != "fifo")
@@ -218,6 +255,56 @@ def run_short():
     order = sorted(range(len(scns)), key=lambda i: -scns[i]["rate_mbps"])
     res, wall, executed = runner.run_many([scns[i] for i in order], "short")
     return {keys[i]: r for i, r in zip(order, res)}, wall, executed
+
+
+def unseen_files():
+    return sorted(glob.glob(os.path.join(UNSEEN_DIR, "*.json")))
+
+
+def run_unseen():
+    """Section 7: {(file stem, aqm): result}, every eval/scenarios/unseen/*.json under every UNSEEN_AQMS."""
+    scns, keys = [], []
+    for path in unseen_files():
+        for aqm in UNSEEN_AQMS:
+            scns.append(scenario_file(path, aqm))
+            keys.append((os.path.splitext(os.path.basename(path))[0], aqm))
+    # the most simulated bits first, FIFO first among equals (heavy loss: ns-3's SACK scoreboard)
+    order = sorted(range(len(scns)), key=lambda i: (-scns[i]["rate_mbps"] * scns[i]["duration_s"],
+                                                    keys[i][1] != "fifo"))
+    res, wall, executed = runner.run_many([scns[i] for i in order], "unseen")
+    got = {keys[i]: r for i, r in zip(order, res)}
+    return {k: got[k] for k in keys}, wall, executed  # in file order
+
+
+def seed_scenarios():
+    """Section 8: ([scenario], [(label, aqm, seed)]): the demo file and section 3's mixes on every seed."""
+    scns, keys = [], []
+    for seed in SEEDS:
+        for aqm in SEED_AQMS:
+            scns.append(scenario_file(DEMO, aqm, seed))
+            keys.append((seed_labels()[0], aqm, seed))
+        ms_, mk = mix_scenarios(seed, SEED_AQMS)
+        scns += ms_
+        keys += [("%d-flow mix: %s" % (MIX_RUN["flows"], label), aqm, seed) for label, aqm in mk]
+    return scns, keys
+
+
+def seed_labels():
+    return ["demo (demo.json)"] + ["%d-flow mix: %s" % (MIX_RUN["flows"], m[0]) for m in MIXES]
+
+
+def run_seeds():
+    """Section 8: ({(label, aqm, seed): result}, wall, executed, executed on seed 1)."""
+    scns, keys = seed_scenarios()
+    # the FIFO mixes first (the costly runs, as in run_mixes), then by simulated bits
+    order = sorted(range(len(scns)), key=lambda i: (not (keys[i][1] == "fifo" and "mix" in keys[i][0]),
+                                                    -scns[i]["rate_mbps"] * scns[i]["duration_s"]))
+    # runs of seed 1 not in the cache (the runner's key: binary hash + simulator arguments)
+    binhash, sim = runner.snapshot_binary()
+    fresh1 = sum(1 for s, k in zip(scns, keys) if k[2] == 1 and not os.path.exists(runner.cache_path(binhash, s, sim)))
+    res, wall, executed = runner.run_many([scns[i] for i in order], "seeds")
+    got = {keys[i]: r for i, r in zip(order, res)}
+    return {k: got[k] for k in keys}, wall, executed, fresh1  # demo first, then the mixes
 
 
 def minority_share(label, res):
@@ -338,6 +425,41 @@ def fig_asym(asym):
     return save(fig, "eval-asymmetric.png")
 
 
+def fig_unseen(unseen, stems):
+    fig, ax = plt.subplots(figsize=(max(6, 1.3 * len(stems)), 3.4))
+    w = 0.8 / len(UNSEEN_AQMS)
+    for k, aqm in enumerate(UNSEEN_AQMS):
+        ax.bar([i + k * w for i in range(len(stems))], [unseen[(st, aqm)]["jfi"] for st in stems],
+               width=w, label="ns-3 " + aqm)
+    ax.set_xticks([i + w * (len(UNSEEN_AQMS) - 1) / 2 for i in range(len(stems))])
+    ax.set_xticklabels([st.replace("_", "\n", 1) for st in stems], fontsize=7)
+    ax.set_ylabel("JFI")
+    ax.set_ylim(0, 1.05)
+    ax.legend(fontsize=8, ncol=len(UNSEEN_AQMS), loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
+    ax.grid(alpha=0.3, axis="y")
+    return save(fig, "eval-unseen.png")
+
+
+def fig_seeds(seeds, labels):
+    """Per scenario and AQM: the JFI of each seed (dots) and their range (bar)."""
+    fig, ax = plt.subplots(figsize=(7, 3.4))
+    w = 0.8 / len(SEED_AQMS)
+    for k, aqm in enumerate(SEED_AQMS):
+        xs = [i + k * w for i in range(len(labels))]
+        js = [[seeds[(lb, aqm, x)]["jfi"] for x in SEEDS] for lb in labels]
+        line = ax.vlines(xs, [min(j) for j in js], [max(j) for j in js], lw=6, alpha=0.35, color="C%d" % k)
+        for x, j in zip(xs, js):
+            ax.plot([x] * len(j), j, "o", ms=3, color=line.get_color()[0])
+        ax.plot([], [], "o-", color="C%d" % k, label="ns-3 " + aqm)
+    ax.set_xticks([i + w * (len(SEED_AQMS) - 1) / 2 for i in range(len(labels))])
+    ax.set_xticklabels([lb.replace(": ", ":\n") for lb in labels], fontsize=6)
+    ax.set_ylabel("JFI, seeds %s" % ", ".join(str(x) for x in SEEDS))
+    ax.set_ylim(0, 1.05)
+    ax.legend(fontsize=8, ncol=len(SEED_AQMS), loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
+    ax.grid(alpha=0.3, axis="y")
+    return save(fig, "eval-seeds.png")
+
+
 def fig_class(per):
     fig, ax = plt.subplots(figsize=(6, 3.2))
     ccs = [c for c in CCS if c in per]
@@ -396,6 +518,110 @@ def short_section(short, wall=None):
     return L
 
 
+def setup(s):
+    """One line describing a validated scenario: flows per CC, RTTs, link, buffer, duration."""
+    n = {}
+    for f in s["flows"]:
+        n[f["cc"]] = n.get(f["cc"], 0) + 1
+    rtts = sorted({f["rtt_ms"] for f in s["flows"]})
+    return "%s; %s ms; %g Mbit/s, %d pkts; %g s (warm-up %g s)" % (
+        ", ".join("%d %s" % (k, SEED_NAMES[c]) for c, k in n.items()), "/".join("%g" % r for r in rtts),
+        s["rate_mbps"], s["buffer_pkts"], s["duration_s"], s["warmup_s"])
+
+
+def sides(rs, key, f):
+    """'a / b / c' of one field over the AQMs' results."""
+    return " / ".join(f(r[key]) for r in rs)
+
+
+def pct(x):
+    return "%.1f" % (100 * x)
+
+
+def unseen_section(unseen, wall=None):
+    """Section 7's markdown lines; `unseen` = {(file stem, aqm): result}."""
+    L = []
+    w = L.append
+    stems = list(dict.fromkeys(k[0] for k in unseen))
+    w("## 7. Scenarios the design was not tuned on\n")
+    w("Every scenario file in `eval/scenarios/unseen/` (its README says what each "
+      "checks), run as written (link, buffer, duration, warm-up and seed are the file's) with %s. ccfair's "
+      "parameters (params/ccfair.json) were not tuned on these scenarios; no published reference. "
+      "One seed; JFI over all flows after warm-up. *mean* / *worst* are over the section's %d scenarios "
+      "(worst: lowest JFI and utilisation, highest p99).%s\n"
+      % (", ".join(UNSEEN_AQMS), len(stems), " **EVAL_QUICK: files cut to %d s.**" % QUICK_MAX_S if QUICK else ""))
+    if not stems:
+        w("No scenario files in eval/scenarios/unseen/.\n")
+        return L
+    w("![unseen scenarios](%s)\n" % fig_unseen(unseen, stems))
+    rows = []
+    for stem in stems:
+        s = scenario_file(os.path.join(UNSEEN_DIR, stem + ".json"), "fifo")
+        rs = [unseen[(stem, a)] for a in UNSEEN_AQMS]
+        rows.append(["`%s`" % stem, setup(s)] + [fmt(r["jfi"]) for r in rs]
+                    + [sides(rs, "utilization", pct), sides(rs, "qdelay_p99_ms", lambda x: "%.1f" % x)])
+    for name, jf, uf, pf in (("**mean**", statistics.mean, statistics.mean, statistics.mean),
+                             ("**worst**", min, min, max)):
+        col = lambda a, k, f: f(unseen[(st, a)][k] for st in stems)  # noqa: E731
+        rows.append([name, ""] + [fmt(col(a, "jfi", jf)) for a in UNSEEN_AQMS]
+                    + [" / ".join(pct(col(a, "utilization", uf)) for a in UNSEEN_AQMS),
+                       " / ".join("%.1f" % col(a, "qdelay_p99_ms", pf) for a in UNSEEN_AQMS)])
+    w(md_table(["scenario", "set-up"] + ["JFI " + a for a in UNSEEN_AQMS]
+               + ["util. %% %s" % " / ".join(UNSEEN_AQMS), "p99 ms %s" % " / ".join(UNSEEN_AQMS)], rows))
+    w("")
+    if wall is not None:
+        w("Section wall time: %.0f s (%d runs, %d parallel jobs).\n" % (wall, len(unseen), runner.jobs()))
+    return L
+
+
+def seed_section(seeds, wall=None, fresh1=None):
+    """Section 8's markdown lines; `seeds` = {(label, aqm, seed): result}."""
+    L = []
+    w = L.append
+    labels = list(dict.fromkeys(k[0] for k in seeds))
+    sd = " / ".join(str(x) for x in SEEDS)
+    w("## 8. Seed spread\n")
+    w("How much one seed says: the demo (`eval/scenarios/demo.json` as is: %s) and section 3's %d-flow mixes, "
+      "unchanged but for the seed (ns-3's run number: it sets each flow's start jitter in [0, 10 ms) and every "
+      "other random stream), on seeds %s with %s. Seed 1 is the seed of `make run` (the demo) and of section 3 "
+      "(the mixes); sections 1–4 are all single-seed. *spread* = max − min of the JFI over the "
+      "seeds; utilisation and p99 queuing delay are means over the seeds. *mean* / *worst* over the %d "
+      "scenarios (worst: lowest JFI per seed, largest spread, lowest utilisation, highest p99).%s\n"
+      % (setup(scenario_file(DEMO, "fifo")), MIX_RUN["flows"], sd, ", ".join(SEED_AQMS), len(labels),
+         " **EVAL_QUICK: demo cut to %d s, mixes as in the quick section 3.**" % QUICK_MAX_S if QUICK else ""))
+    w("![seed spread](%s)\n" % fig_seeds(seeds, labels))
+    jf = lambda lb, a: [seeds[(lb, a, x)]["jfi"] for x in SEEDS]  # noqa: E731
+    mean_of = lambda lb, a, k: statistics.mean(seeds[(lb, a, x)][k] for x in SEEDS)  # noqa: E731
+    spread = lambda lb, a: max(jf(lb, a)) - min(jf(lb, a))  # noqa: E731
+    rows = []
+    for lb in labels:
+        rows.append([lb] + [" / ".join(fmt(j) for j in jf(lb, a)) for a in SEED_AQMS]
+                    + [" / ".join(fmt(spread(lb, a)) for a in SEED_AQMS),
+                       " / ".join(pct(mean_of(lb, a, "utilization")) for a in SEED_AQMS),
+                       " / ".join("%.1f" % mean_of(lb, a, "qdelay_p99_ms") for a in SEED_AQMS)])
+    for name, f, fu, fp, fs in (("**mean**", statistics.mean, statistics.mean, statistics.mean, statistics.mean),
+                                ("**worst**", min, min, max, max)):
+        rows.append([name] + [" / ".join(fmt(f(seeds[(lb, a, x)]["jfi"] for lb in labels)) for x in SEEDS)
+                              for a in SEED_AQMS]
+                    + [" / ".join(fmt(fs(spread(lb, a) for lb in labels)) for a in SEED_AQMS),
+                       " / ".join(pct(fu(mean_of(lb, a, "utilization") for lb in labels)) for a in SEED_AQMS),
+                       " / ".join("%.1f" % fp(mean_of(lb, a, "qdelay_p99_ms") for lb in labels) for a in SEED_AQMS)])
+    w(md_table(["scenario"] + ["JFI %s (seed %s)" % (a, sd) for a in SEED_AQMS]
+               + ["JFI spread %s" % " / ".join(SEED_AQMS), "util. %% (mean) %s" % " / ".join(SEED_AQMS),
+                  "p99 ms (mean) %s" % " / ".join(SEED_AQMS)], rows))
+    w("")
+    big = {a: max(labels, key=lambda lb: spread(lb, a)) for a in SEED_AQMS}
+    w("Largest spread per AQM: %s. A JFI difference between two AQMs in a single-seed table that is smaller than "
+      "the spread here is within seed noise.\n"
+      % "; ".join("%s %.2f (%s)" % (a, spread(big[a], a), big[a]) for a in SEED_AQMS))
+    if wall is not None:
+        w("Section wall time: %.0f s (%d runs, %d parallel jobs%s).\n"
+          % (wall, len(seeds), runner.jobs(),
+             "" if fresh1 is None else "; %d of the %d seed-1 runs were simulated here, the rest came from the cache"
+             % (fresh1, sum(1 for k in seeds if k[2] == 1))))
+    return L
+
+
 def diag_section(sections):
     """ccfair's diagnostics per section: [(label, [ccfair results])] -> markdown lines."""
     L = []
@@ -449,6 +675,71 @@ def short_only():
     return 0
 
 
+SECTIONS = {"6": "short flows", "7": "unseen scenarios", "8": "seed spread"}
+
+
+def sections_only(which, out_dir=os.path.join(ce.EVAL, "build")):
+    """`--sections 7,8`: the given sections (of 6, 7, 8) alone, with their ccfair diagnostics rows;
+    markdown to eval/build/results-extra.md (and stdout), figures to eval/build/figures/. The cache
+    is kept: runs of the same binary and arguments (e.g. section 8's seed 1 after `make eval`) are reused."""
+    global FIG_DIR
+    bad = [x for x in which if x not in SECTIONS]
+    if bad or not which:
+        sys.stderr.write("make_results.py: --sections takes a comma list of %s (got %s)\n"
+                         % (", ".join(SECTIONS), ",".join(which) or "nothing"))
+        return 2
+    FIG_DIR = os.path.join(out_dir, "figures")
+    os.makedirs(FIG_DIR, exist_ok=True)
+    t0 = time.time()
+    load0 = os.getloadavg()[0]
+    binhash, _ = runner.snapshot_binary()
+    L, diag, stats = [], [], []
+    if QUICK:
+        L.append("**EVAL_QUICK smoke run: reduced scenarios and durations; not a result.**\n")
+    for sec in which:
+        cpu0 = os.times()
+        if sec == "6":
+            short, wall, executed = run_short()
+            L += short_section(short, wall)
+            diag.append(("6. short flows", [short[(x[0], "ccfair")] for x in SHORT]))
+            n = len(short)
+        elif sec == "7":
+            unseen, wall, executed = run_unseen()
+            L += unseen_section(unseen, wall)
+            diag.append(("7. unseen scenarios", [r for (_, a), r in unseen.items() if a == "ccfair"]))
+            n = len(unseen)
+        else:
+            seeds, wall, executed, fresh1 = run_seeds()
+            L += seed_section(seeds, wall, fresh1)
+            diag.append(("8. seed spread (seeds %s)" % ", ".join(str(x) for x in SEEDS),
+                         [r for (_, a, _), r in seeds.items() if a == "ccfair"]))
+            n = len(seeds)
+        stats.append("section %s: %d runs (%d executed, the rest from the cache), %.0f CPU-s of simulation, "
+                     "%.0f s wall" % (sec, n, executed, sum(os.times()[2:4]) - sum(cpu0[2:4]), wall))
+    L += diag_section(diag)
+    L.append("Simulator binary %s; %s; %.0f s wall in total on %d jobs, load average %.1f -> %.1f."
+             % (binhash, "; ".join(stats), time.time() - t0, runner.jobs(), load0, os.getloadavg()[0]))
+    out = os.path.join(out_dir, "results-extra.md")
+    with open(out, "w") as fh:
+        fh.write("\n".join(L) + "\n")
+    print("\n".join(L))
+    print("wrote %s and figures in %s" % (out, FIG_DIR))
+    return 0
+
+
+def cli(argv):
+    if argv == ["--short-only"]:
+        return short_only()
+    if len(argv) == 2 and argv[0] == "--sections":
+        return sections_only(argv[1].split(","))
+    if len(argv) == 1 and argv[0].startswith("--sections="):
+        return sections_only(argv[0].split("=", 1)[1].split(","))
+    if argv:
+        sys.stderr.write("usage: make_results.py [--short-only | --sections 6,7,8]\n")
+        return 2
+    return main()
+
+
 def save(fig, name, tight=True):
     if tight:
         fig.tight_layout()
@@ -491,28 +782,32 @@ def main():
     mixes, mix_wall, ex_x = run_mixes()
     asym, asym_wall, ex_a = run_asym()
     short, short_wall, ex_s = run_short()
+    unseen, unseen_wall, ex_u = run_unseen()
+    seeds, seeds_wall, ex_d, fresh1 = run_seeds()
     matrix_runs = len(matrix)
 
     # Provenance and timings belong to the invocation that ran the simulations: a report
     # regenerated from a complete cache (EVAL_RESUME=1) keeps those of the original run.
     meta_path = os.path.join(runner.CACHE, "meta-%s.json" % binhash)
-    executed = ex_m + ex_r + ex_x + ex_a + ex_s
+    executed = ex_m + ex_r + ex_x + ex_a + ex_s + ex_u + ex_d
     if executed == 0 and os.path.exists(meta_path):
         with open(meta_path) as fh:
             meta = json.load(fh)
     else:
         meta = {"commit": commit, "generated": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M"),
                 "total_s": time.time() - t_start, "matrix_wall": matrix_wall, "rtt_wall": rtt_wall,
-                "mix_wall": mix_wall, "asym_wall": asym_wall, "short_wall": short_wall, "load_start": load0,
+                "mix_wall": mix_wall, "asym_wall": asym_wall, "short_wall": short_wall,
+                "unseen_wall": unseen_wall, "seeds_wall": seeds_wall, "seeds_fresh1": fresh1, "load_start": load0,
                 "load_end": os.getloadavg()[0], "executed": executed,
                 # the simulators' own CPU time: wall time on a shared machine says little alone
                 "cpu_s": sum(os.times()[2:4]) - sum(cpu0[2:4]),
-                "runs": matrix_runs + len(rtt) + len(mixes) + len(asym) + len(short)}
+                "runs": matrix_runs + len(rtt) + len(mixes) + len(asym) + len(short) + len(unseen) + len(seeds)}
         with open(meta_path, "w") as fh:
             json.dump(meta, fh)
     matrix_wall, rtt_wall, mix_wall = meta["matrix_wall"], meta["rtt_wall"], meta["mix_wall"]
     asym_wall = meta.get("asym_wall", 0.0)
     short_wall = meta.get("short_wall", 0.0)
+    unseen_wall, seeds_wall = meta.get("unseen_wall", 0.0), meta.get("seeds_wall", 0.0)
 
     cls = classification([(r, MATRIX["duration_s"]) for (aqm, _, _), r in matrix.items() if aqm == "ccfair"]
                          + [(r, RTT_RUN["duration_s"]) for (aqm, _, _), r in rtt.items() if aqm == "ccfair"])
@@ -569,6 +864,16 @@ def main():
                 + ["–", "–"])
     rows.append(["asymmetric populations, worst minority share of fair"]
                 + ["%.2f" % min(asym_min[a]) if a in ASYM_AQMS else "–" for a in hl] + ["–", "–"])
+    stems = list(dict.fromkeys(k[0] for k in unseen))
+    if stems:
+        rows.append(["scenarios not tuned on, mean / worst JFI (%d files)" % len(stems)]
+                    + ["%.2f / %.2f" % (statistics.mean(unseen[(st, a)]["jfi"] for st in stems),
+                                        min(unseen[(st, a)]["jfi"] for st in stems)) if a in UNSEEN_AQMS else "–"
+                       for a in hl] + ["–", "–"])
+    seed_lb = list(dict.fromkeys(k[0] for k in seeds))
+    rows.append(["largest JFI spread over seeds %s (%d scenarios)" % ("/".join(str(x) for x in SEEDS), len(seed_lb))]
+                + ["%.2f" % max(max(seeds[(lb, a, x)]["jfi"] for x in SEEDS) - min(seeds[(lb, a, x)]["jfi"] for x in SEEDS)
+                                for lb in seed_lb) if a in SEED_AQMS else "–" for a in hl] + ["–", "–"])
     # the busiest short-flow scenario on the 20 Mbit/s link
     busiest = max([x for x in SHORT if x[1] is LINK] or SHORT, key=lambda x: x[2])
     rows.append(["web flows < 100 KB, FCT p50 / p99 ms (%s)" % busiest[0]]
@@ -738,13 +1043,18 @@ def main():
                + ["mean JFI " + a for a in ctx], rows))
     w("")
 
-    # 6. short flows; diagnostics per section
+    # 6. short flows; 7. unseen scenarios; 8. seed spread; diagnostics per section
     L += short_section(short)
+    L += unseen_section(unseen)
+    L += seed_section(seeds, fresh1=meta.get("seeds_fresh1"))
     L += diag_section([("1. pairwise matrix", [r for (a, _, _), r in matrix.items() if a == "ccfair"]),
                        ("2. RTT fairness", [r for (a, _, _), r in rtt.items() if a == "ccfair"]),
                        ("3. %d-flow mixes" % MIX_RUN["flows"], [mixes[(m[0], "ccfair")] for m in MIXES]),
                        ("4. asymmetric populations", [asym[(x[0], "ccfair")] for x in ASYM]),
-                       ("6. short flows", [short[(x[0], "ccfair")] for x in SHORT])])
+                       ("6. short flows", [short[(x[0], "ccfair")] for x in SHORT]),
+                       ("7. unseen scenarios", [r for (_, a), r in unseen.items() if a == "ccfair"]),
+                       ("8. seed spread (seeds %s)" % ", ".join(str(x) for x in SEEDS),
+                        [r for (_, a, _), r in seeds.items() if a == "ccfair"])])
 
     # closing
     w("## Closing note: where ccfair stands against the goals\n")
@@ -793,9 +1103,9 @@ def main():
             "%s–%s %.2f (goodputs %s Mbit/s)" % (SEED_NAMES[a], SEED_NAMES[b], cell(matrix, "ccfair", a, b),
                                                 " / ".join("%.1f" % f["goodput_mbps"] for f in matrix[("ccfair", a, b)]["flows"]))
             for a, b in worst_pairs))
-    w("Timing: matrix %.0f s, RTT sweep %.0f s, mixes %.0f s, asymmetric populations %.0f s, short flows %.0f s "
-      "(wall, %d jobs).\n"
-      % (matrix_wall, rtt_wall, mix_wall, asym_wall, short_wall, runner.jobs()))
+    w("Timing: matrix %.0f s, RTT sweep %.0f s, mixes %.0f s, asymmetric populations %.0f s, short flows %.0f s, "
+      "unseen scenarios %.0f s, seed spread %.0f s (wall, %d jobs).\n"
+      % (matrix_wall, rtt_wall, mix_wall, asym_wall, short_wall, unseen_wall, seeds_wall, runner.jobs()))
 
     with open(os.path.join(DOCS, "results.md"), "w") as fh:
         fh.write("\n".join(L) + "\n")
@@ -819,4 +1129,4 @@ DISCUSSION = """Why the ns-3 FIFO matrix differs from the seed (read with the ta
 """
 
 if __name__ == "__main__":
-    sys.exit(short_only() if sys.argv[1:] == ["--short-only"] else main())
+    sys.exit(cli(sys.argv[1:]))

@@ -66,6 +66,14 @@ class Progress:
         sys.stderr.flush()
 
 
+def cache_path(binhash, s, sim, timeline_ms=0):
+    """The cache file of scenario s: keyed by the binary's hash and the simulator's arguments
+    (not the scenario's name, nor the simulator's path)."""
+    key = hashlib.sha256((binhash + "\0" + "\0".join(ce.sim_args(s, timeline_ms, sim)[1:]))
+                         .encode()).hexdigest()[:24]
+    return os.path.join(CACHE, key + ".json")
+
+
 def run_many(scenarios, label="sweep", timeline_ms=0):
     """Run validated scenarios in parallel.
 
@@ -76,9 +84,7 @@ def run_many(scenarios, label="sweep", timeline_ms=0):
     bar = Progress(len(scenarios), label)
 
     def one(s):
-        key = hashlib.sha256((binhash + "\0" + "\0".join(ce.sim_args(s, timeline_ms, sim)[1:]))
-                             .encode()).hexdigest()[:24]
-        path = os.path.join(CACHE, key + ".json")
+        path = cache_path(binhash, s, sim, timeline_ms)
         if os.path.exists(path):
             with open(path) as fh:
                 res = json.load(fh)

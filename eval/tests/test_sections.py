@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Sections 7 (scenarios the design was not tuned on) and 8 (seed spread) of make_results.py:
+every file in eval/scenarios/unseen/ validates for the section's AQMs; section 8's seed-1 runs are
+section 3's runs (same cache key); the sections' tables are produced from stand-in results
+without simulating (the runner is replaced), one row per scenario plus mean and worst."""
+import glob
+import os
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EVAL = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(EVAL, "pylib"))
+sys.path.insert(0, os.path.join(EVAL, "sweep"))
+import ccfair_eval as ce  # noqa: E402
+import make_results as mr  # noqa: E402
+import runner  # noqa: E402
+
+UNSEEN = sorted(glob.glob(os.path.join(EVAL, "scenarios", "unseen", "**", "*.json"), recursive=True))
+
+
+def test_unseen_folder_is_not_empty():
+    assert mr.unseen_files() and set(mr.unseen_files()) <= set(UNSEEN)
+
+
+@pytest.mark.parametrize("path", UNSEEN, ids=[os.path.relpath(p, os.path.join(EVAL, "scenarios")) for p in UNSEEN])
+def test_unseen_files_validate(path):
+    for aqm in mr.UNSEEN_AQMS:
+        s = ce.load(path, aqm)
+        assert s["aqm"] == aqm and s["flows"] and s["warmup_s"] > 0
+        assert ce.sim_args(s)  # the simulator's command line can be built
+
+
+def test_seed_one_is_section_three():
+    """Section 8's seed-1 mixes have section 3's simulator arguments, hence its cache entries;
+    seeds 2 and 3 differ from them in --seed only."""
+    s3, k3 = mr.mix_scenarios()
+    s8, k8 = mr.seed_scenarios()
+    path = lambda s: runner.cache_path("h", s, "sim")  # noqa: E731
+    mixes8 = {(lb, a, seed): s for s, (lb, a, seed) in zip(s8, k8) if "mix" in lb}
+    for s, (label, aqm) in zip(s3, k3):
+        one = mixes8[("%d-flow mix: %s" % (mr.MIX_RUN["flows"], label), aqm, 1)]
+        assert path(one) == path(s)
+        for seed in mr.SEEDS[1:]:
+            other = mixes8[("%d-flow mix: %s" % (mr.MIX_RUN["flows"], label), aqm, seed)]
+            diff = set(ce.sim_args(other)) ^ set(ce.sim_args(s))
+            assert diff == {"--seed=1", "--seed=%d" % seed}
+    demo = [s for s, (lb, _, _) in zip(s8, k8) if lb.startswith("demo")]
+    assert len(demo) == len(mr.SEEDS) * len(mr.SEED_AQMS)
+    assert sorted({s["seed"] for s in demo}) == mr.SEEDS
+
+
+def fake_run_many(scenarios, label="sweep", timeline_ms=0):
+    """Stand-in results: JFI from the seed and the flow count, so the spread is known."""
+    res = [{"name": s["name"], "aqm": s["aqm"], "jfi": 0.5 + 0.1 * s["seed"] + 0.001 * len(s["flows"]),
+            "utilization": 0.9, "qdelay_p99_ms": float(s["seed"]), "flows": []} for s in scenarios]
+    return res, 0.0, len(scenarios)
+
+
+def test_sections_markdown_without_simulating(tmp_path, monkeypatch):
+    monkeypatch.setattr(runner, "run_many", fake_run_many)
+    monkeypatch.setattr(runner, "snapshot_binary", lambda: ("fakehash", "/nonexistent/sim"))
+    monkeypatch.setattr(mr, "FIG_DIR", mr.FIG_DIR)  # sections_only redirects it; restore afterwards
+    assert mr.sections_only(["7", "8"], out_dir=str(tmp_path)) == 0
+    md = (tmp_path / "results-extra.md").read_text()
+    assert (tmp_path / "figures" / "eval-unseen.png").exists() and (tmp_path / "figures" / "eval-seeds.png").exists()
+    s7 = md.split("## 7.")[1].split("## 8.")[0]
+    s8 = md.split("## 8.")[1].split("## Diagnostics")[0]
+    rows7 = [r for r in s7.splitlines() if r.startswith("| ") and not r.startswith("| scenario")]
+    assert len(rows7) == len(mr.unseen_files()) + 2
+    for f in mr.unseen_files():
+        assert "`%s`" % os.path.splitext(os.path.basename(f))[0] in s7
+    rows8 = [r for r in s8.splitlines() if r.startswith("| ") and not r.startswith("| scenario")]
+    assert len(rows8) == 1 + len(mr.MIXES) + 2
+    # JFI grows by 0.1 per seed in the stand-in: spread (max - min) is 0.1 * (last seed - first seed)
+    spread = "%.2f" % (0.1 * (mr.SEEDS[-1] - mr.SEEDS[0]))
+    assert rows8[0].split(" | ")[4] == " / ".join([spread] * len(mr.SEED_AQMS))
+    assert "**mean**" in s7 and "**worst**" in s8
+
+
+def test_sections_flag_rejects_unknown_section(capsys):
+    assert mr.cli(["--sections", "3"]) == 2
+    assert "--sections takes" in capsys.readouterr().err
