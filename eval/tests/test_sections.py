@@ -9,11 +9,9 @@ import sys
 
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-EVAL = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(EVAL, "pylib"))
+from evaltest import EVAL, ce
+
 sys.path.insert(0, os.path.join(EVAL, "sweep"))
-import ccfair_eval as ce  # noqa: E402
 import make_results as mr  # noqa: E402
 import runner  # noqa: E402
 
