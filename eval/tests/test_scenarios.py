@@ -154,6 +154,16 @@ def test_cli_rejects_a_bad_intent_and_runs_nothing(tmp_path):
 
 
 @needs_model
+def test_end_to_end_ccfair_weighted(tmp_path):
+    scn = dict(GOOD, intent={"objective": "weighted-groups", "weights": {"hybrid": 4}})
+    s = ce.validate(scn, "ccfair")
+    res = run_cli(tmp_path, scn, "--aqm", "ccfair")
+    check_invariants(res, s)
+    assert res["intent"] == {"objective": "weighted-groups", "weights": {"hybrid": 4.0}}
+    assert "intent" not in run_cli(tmp_path, scn, "--aqm", "fifo")
+
+
+@needs_model
 def test_simulator_rejects_bad_weights():
     args = ce.sim_args(ce.validate(dict(GOOD, intent=WEIGHTED), "ccfair"))
     for bad, msg in [("bbr:2", "weights.bbr: unknown family"), ("loss:500", "weights.loss: 500 outside [0.01, 100]")]:
