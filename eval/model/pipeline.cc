@@ -1087,6 +1087,7 @@ Pipeline::SetFairRate(uint64_t bps)
 {
     SetPortFairRate(bps);
     CentreCurves(bps);
+    m_haveFair = bps > 0; // a test's fair rate stands for the controller's
 }
 
 void
@@ -1328,9 +1329,10 @@ Pipeline::ApplyPolicy(const std::vector<uint32_t>& n, const std::vector<double>&
     const double fair =
         FairRate(double(m_c.link_rate_bps), n, sentBps, 2, uint32_t(P::CONTROLLER_LIMITED_SHARE_SHIFT));
     const bool noFair = fair <= 0;
+    // Without a long-lived flow the link's rate (PolicyCompiler.portFairBin): its bin is also
+    // port_cfg's fair_rate_bin, so the slow-start BDP test acts from the first flow on (D7).
     SetPortFairRate(noFair ? m_c.link_rate_bps : uint64_t(fair));
-    if (noFair)
-        m_fairRateBin = 255;
+    m_haveFair = !noFair;
     // The TVFs' centre (PolicyCompiler.centreBin): the fair rate's bin; weighted-groups in the
     // shared layout: one queue holds every weight, so only the PV law can weigh them and the
     // curves centre on the rate of a weight-1 flow. Without a long-lived flow the link's bin.
@@ -1487,8 +1489,8 @@ Pipeline::DiagDequeue(const Bridged& b, const EgMd& e, const QueueState& q, uint
     // R* = TVF^-1(CTV) on the model's falling TVF (pv_max/2 at the centre bin c, pv_max/(2 d) per
     // bin, d = steps per decade), continuous, + 1 bin for the marker's whole-bin floor of pos
     // (docs/eval.md; as the fairness analysis of 2026-11-25 computes it), against the
-    // controller's fair rate. Without a long-lived flow (fair_rate_bin 255) there is none.
-    if (m_fairRateBin == 255 || m_fairBps == 0)
+    // controller's fair rate. Without a long-lived flow there is none.
+    if (!m_haveFair || m_fairBps == 0)
         return;
     const double dd = double(m_c.tvf_steps_per_decade);
     const double istar = double(m_centreBin) + 1.0 + (double(m_c.pv_max) / 2.0 - double(e.ctv)) * 2.0 * dd /

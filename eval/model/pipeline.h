@@ -396,7 +396,8 @@ class Pipeline
     // controller-written tables
     std::vector<uint8_t> m_queueMap;          // [group][slot] -> qid
     std::vector<std::vector<uint16_t>> m_tvf; // [group][bin] -> PV
-    uint8_t m_fairRateBin = 255;              // egress port_cfg fair_rate_bin (255: no fair rate)
+    uint8_t m_fairRateBin = 255;              // egress port_cfg fair_rate_bin (255 until the first tick)
+    bool m_haveFair = false;                  // the controller saw a long-lived flow (R* diagnostic)
     uint64_t m_fairBps = 0;                   // the fair rate the TVFs are centred on
     uint32_t m_centreBin = 0;                 // its bin (PolicyCompiler.centreBin): the TVF centre
     // per group the curve's weight shift steps_per_decade x log10(w), real (Tvf.shiftOf; 0 per-flow)
