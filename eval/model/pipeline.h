@@ -295,6 +295,9 @@ class Pipeline
     void SetQueueCtvRange(uint8_t q, uint16_t lo, uint16_t hi) { m_q[q].ctv_lo = lo, m_q[q].ctv_hi = hi; }
     /** The controller's fair rate: TVFs centred on it and fair_rate_bin = bin(bps >> bdp_shift). */
     void SetFairRate(uint64_t bps);
+    // Test hook: port_cfg's fair_rate_bin alone, e.g. the table default 255 a vector without a
+    // fair rate runs with on BMv2 (ptf-tests/tests/base_test.py).
+    void SetPortFairRateBin(uint8_t bin) { m_fairRateBin = bin; }
     void SetRttBoundaryUnits(uint32_t u) { m_c.rtt_boundary_units = u; }
 
     /** Model-only trace: flow_group's group changed (new flow: ant -> mouse; an update). */
@@ -396,7 +399,7 @@ class Pipeline
     // controller-written tables
     std::vector<uint8_t> m_queueMap;          // [group][slot] -> qid
     std::vector<std::vector<uint16_t>> m_tvf; // [group][bin] -> PV
-    uint8_t m_fairRateBin = 255;              // egress port_cfg fair_rate_bin (255 until the first tick)
+    uint8_t m_fairRateBin = 255;              // egress port_cfg fair_rate_bin (table default; the controller writes it)
     bool m_haveFair = false;                  // the controller saw a long-lived flow (R* diagnostic)
     uint64_t m_fairBps = 0;                   // the fair rate the TVFs are centred on
     uint32_t m_centreBin = 0;                 // its bin (PolicyCompiler.centreBin): the TVF centre

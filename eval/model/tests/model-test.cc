@@ -715,6 +715,8 @@ RunVector(const std::string& path)
     Pipeline p(c, 12345);
     if (cfg.contains("fair_rate_bps"))
         p.SetFairRate(cfg["fair_rate_bps"].get<uint64_t>());
+    else
+        p.SetPortFairRateBin(255); // as PTF's replay: the table default, not the model's link bin (D7)
 
     std::map<std::string, FlowDef> flows;
     for (auto& [k, f] : v.at("flows").items())

@@ -54,8 +54,8 @@ public final class PolicyCompiler {
     /** Id reported for ports no intent covers; not a valid user intent id. */
     public static final String DEFAULT_INTENT_ID = "(default)";
 
-    /** Fair rate bin of a port without long-lived flows (data-plane default: never reached). */
-    public static final int NO_FAIR_RATE_BIN = 255; // "never reached": a port without a speed
+    /** Fair rate bin of a port without a known speed (the data-plane default: never reached). */
+    public static final int NO_FAIR_RATE_BIN = 255;
 
     private static final Comparator<FairnessIntent> PRECEDENCE =
             Comparator.comparingInt(FairnessIntent::priority).reversed().thenComparing(FairnessIntent::id);
@@ -581,7 +581,7 @@ public final class PolicyCompiler {
         return Math.min(fair, top);
     }
 
-    // Rate bin of kbps >> shift; NO_FAIR_RATE_BIN for 0 (no long-lived flow).
+    // Rate bin of kbps >> shift; NO_FAIR_RATE_BIN for 0 (callers pass the link's rate instead).
     private int bin(double kbps, int shift) {
         if (kbps <= 0) {
             return NO_FAIR_RATE_BIN;
