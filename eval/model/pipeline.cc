@@ -74,7 +74,7 @@ Put(uint8_t*& o, uint64_t v, int bytes)
 struct Pipeline::IgMd
 {
     // parser
-    bool tcp = false, syn_only = false, syn_ack = false, tcp_ack = false, fin_rst_syn = false;
+    bool tcp = false, syn_only = false, syn_ack = false, tcp_ack = false, fin_rst_syn = false, fin_rst = false;
     uint16_t l4_sport = 0, l4_dport = 0;
     uint8_t ip_proto = 0;
     uint32_t pkt_len32 = 0;
@@ -427,7 +427,8 @@ Pipeline::FlowTracker(const Pkt& p, IgMd& md)
     if (md.track && md.trk == TRK_COLLIDE)
         ++m_untracked[md.tcp ? 0 : 1];
 
-    // group_op (flow_group): new slot (trk bit 0 clear) or a SYN -> group_write; hit -> group_read
+    // group_op (flow_group): new slot (trk bit 0 clear) or a SYN -> group_write; FIN or RST ->
+    // group_close (the word becomes 0: the flow leaves its group now); hit -> group_read
     if (md.track && md.trk != TRK_COLLIDE)
     {
         uint16_t& v = m_flowGroup[idx];
@@ -438,6 +439,12 @@ Pipeline::FlowTracker(const Pkt& p, IgMd& md)
             md.bridged.flow_new = 1;
             md.fg_written = 1;
             v = md.fg_new;
+        }
+        else if (md.fin_rst) // group_close_op
+        {
+            md.fg_written = 1;
+            md.fg_new = 0;
+            v = 0;
         }
     }
 
@@ -549,9 +556,12 @@ Pipeline::QueueMap(IgMd& md)
 void
 Pipeline::GroupUpdate(IgMd& md)
 {
-    if (!md.fg_written || md.fg_new == md.fg_old)
+    // an update that found its slot closed wrote nothing (group_update)
+    if (!md.fg_written || md.fg_new == md.fg_old || (md.is_update && !(md.fg_old & 0x8000)))
         return;
-    if (md.is_update)
+    if (!(md.fg_new & 0x8000))
+        ; // closed (FIN/RST): leaves below, enters nothing
+    else if (md.is_update)
         m_pgFlowEnter[md.fg_new & 0x3FFF]++;
     else
         m_pgFlowEnter[(STATS_IDX << 5) | GROUP_MOUSE]++;
@@ -563,7 +573,7 @@ Pipeline::GroupUpdate(IgMd& md)
                                    : ((STATS_IDX << 5) | (md.fg_old & 0x1F))]++;
     const uint8_t og = (md.fg_old & 0x8000) ? uint8_t(md.fg_old & 0x1F) : GROUP_ANT;
     const uint8_t ng = uint8_t(md.fg_new & 0x1F);
-    if (onGroupChange && og != ng)
+    if (onGroupChange && og != ng && (md.fg_new & 0x8000)) // a close is no group (model-only trace)
     {
         const auto& k = m_key[md.bridged.flow_idx & m_idxMask];
         onGroupChange(k[0], uint16_t(k[1]), k[2], uint16_t(k[3]), og, ng);
@@ -584,7 +594,8 @@ Pipeline::UpdatePacket(uint32_t flow_idx, uint16_t fg)
     uint16_t& v = m_flowGroup[flow_idx & m_idxMask];
     md.fg_written = 1;
     md.fg_old = v;
-    v = md.fg_new;
+    if (v & 0x8000) // group_update: a closed slot (0) stays closed
+        v = md.fg_new;
     GroupUpdate(md);
 }
 
@@ -605,6 +616,7 @@ Pipeline::Enqueue(const Pkt& p)
         md.syn_ack = (p.flags & SYN) && (p.flags & ACK);
         md.tcp_ack = (p.flags & ACK) != 0;
         md.fin_rst_syn = (p.flags & (SYN | FIN | RST)) != 0;
+        md.fin_rst = !(p.flags & SYN) && (p.flags & (FIN | RST)); // parse_tcp_close
     }
     md.bridged.group = GROUP_ANT; // parser default
     // init_md, init_times, init_now16

@@ -394,6 +394,27 @@ TestController()
     for (uint8_t s = 0; s < 4; ++s)
         qs.insert(p.QueueOf(2, s));
     CHECK(qs.size() == 4 && p.QueueOf(0, 0) == 0 && p.QueueOf(1, 3) == 1, "delay0's four slots on four queues");
+    // D8: a FIN and a RST close two of them: they leave delay0 now, enter nothing, and a late
+    // packet of a closed flow (an update it may trigger included) does not bring it back
+    Pkt fin = Data(t, 0x0a000001, 100, 0x0a000101, 5201, 64);
+    fin.flags = FIN | ACK;
+    Pkt rst = Data(t + 10 * US, 0x0a000001, 101, 0x0a000101, 5201, 64);
+    rst.flags = RST;
+    for (const Pkt& k : {fin, rst})
+    {
+        p.Enqueue(k);
+        Drain(p, k.t_ns);
+    }
+    for (int i = 0; i < 8; ++i)
+    {
+        const uint64_t ti = t + 12 * MS + i * 500 * US;
+        p.Enqueue(Data(ti, 0x0a000001, 100));
+        Drain(p, ti);
+    }
+    p.ControllerTick(80 * MS);
+    CHECK(p.Groups()[2].active == 2 && p.FlowsLeft(2) == 2 && p.FlowsEntered(2) == 4,
+          "FIN and RST: 2 delay0 flows left, got " << p.Groups()[2].active << " (enter " << p.FlowsEntered(2)
+                                                    << ", leave " << p.FlowsLeft(2) << ")");
 }
 
 // testdata/controller/cases.json (format: testdata/README.md): the emulated controller's fair
