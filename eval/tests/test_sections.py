@@ -146,3 +146,19 @@ def test_weighted_section_shows_a_missed_ratio(tmp_path, monkeypatch):
     assert r[4].startswith("1.00") and r[5] == "-50 %" and r[7] == "delay 0 % / loss 0 %"
     assert by[("8 Cubic + 8 BBR", "loss 3 : hybrid 1", "shared")][5] == "-67 %"
     assert "in both families: 0 of" in s9
+
+
+def test_confusion_matrix_counts_time_after_the_skip():
+    """60 RTTs of 100 ms skip the first 6 s; time is split by family, K sub-groups merged."""
+    res = {"flows": [{"cc": "cubic", "start_s": 0.0, "rtt_ms": 100,
+                      "group_timeline": [[0.0, "mouse"], [5.0, "loss0"], [10.0, "hybrid0"], [12.0, "loss1"]]},
+                     {"cc": "cubic", "start_s": 0.0, "rtt_ms": 400,  # 24 s of skip: outside an 18 s run
+                      "group_timeline": [[0.0, "mouse"]]}]}
+    conf = mr.confusion([(res, 18.0)])
+    c = conf["cubic"]
+    assert c["n"] == 1
+    assert c["share"]["loss"] == pytest.approx((4 + 6) / 12)
+    assert c["share"]["loss-delay"] == pytest.approx(2 / 12)
+    assert c["share"]["mouse"] == 0.0
+    assert mr.conf_family("delay1") == "delay" and mr.conf_family("hybrid1") == "model"
+    assert "**83 %**" in mr.confusion_table(conf)
