@@ -81,6 +81,7 @@ class ClosedFlowLeavesItsGroup(CcfairTest):
             self.wait_claimable()
             e0, l0 = self.pg(ENTER, p2, mouse)[0], self.pg(LEAVE, p2, mouse)[0]
             all_e0, all_l0 = self.pg_packets(ENTER, p2), self.pg_packets(LEAVE, p2)
+            rev_e0, rev_l0 = self.pg_packets(ENTER, p1), self.pg_packets(LEAVE, p1)  # the reverse FIN's port
             self.send(p1, f.syn())
             self.send(p1, f.ack())
             self.recv_all(p2, 0.1)
@@ -100,6 +101,8 @@ class ClosedFlowLeavesItsGroup(CcfairTest):
             self.recv_all(p1, 0.1)
             self.assertEqual(self.pg_packets(LEAVE, p2) - all_l0, 1, "%s: a second leave" % close)
             self.assertEqual(self.pg_packets(ENTER, p2) - all_e0, 1, "%s: an entry after the close" % close)
+            self.assertEqual((self.pg_packets(ENTER, p1) - rev_e0, self.pg_packets(LEAVE, p1) - rev_l0), (0, 0),
+                             "%s: the other side's FIN counted at its port" % close)
             self.assertEqual(self.read_register(IG + ".flow_tracker.flow_group", fid), 0)
 
 

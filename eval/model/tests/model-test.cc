@@ -395,7 +395,8 @@ TestController()
         qs.insert(p.QueueOf(2, s));
     CHECK(qs.size() == 4 && p.QueueOf(0, 0) == 0 && p.QueueOf(1, 3) == 1, "delay0's four slots on four queues");
     // D8: a FIN and a RST close two of them: they leave delay0 now, enter nothing, and a late
-    // packet of a closed flow (an update it may trigger included) does not bring it back
+    // packet of a closed flow does not bring it back, nor does the update its next interval end
+    // sends (3+ packets in the 8 below: a mouse again by the ant rule, 0 on the slot)
     Pkt fin = Data(t, 0x0a000001, 100, 0x0a000101, 5201, 64);
     fin.flags = FIN | ACK;
     Pkt rst = Data(t + 10 * US, 0x0a000001, 101, 0x0a000101, 5201, 64);
@@ -411,6 +412,9 @@ TestController()
         p.Enqueue(Data(ti, 0x0a000001, 100));
         Drain(p, ti);
     }
+    p.Enqueue(Data(t + 24 * MS, 0x0a000001, 100)); // ends the 8-packet interval: an update to mouse
+    Drain(p, t + 24 * MS);
+    CHECK(p.FlowsEntered(1) == 4, "a closed flow re-entered mouse: " << p.FlowsEntered(1));
     p.ControllerTick(80 * MS);
     CHECK(p.Groups()[2].active == 2 && p.FlowsLeft(2) == 2 && p.FlowsEntered(2) == 4,
           "FIN and RST: 2 delay0 flows left, got " << p.Groups()[2].active << " (enter " << p.FlowsEntered(2)
