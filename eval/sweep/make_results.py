@@ -496,6 +496,27 @@ def classification(runs):
     return per
 
 
+# Sections of docs/results.md that other tools measure (`make testbed --report`): `make eval`
+# carries them over unchanged, from their heading to the next "## " heading or the end.
+CARRIED_HEADINGS = ["## Real Linux TCP on BMv2"]
+
+
+def carried_sections(path):
+    """The CARRIED_HEADINGS sections of the results.md at `path` (as they stand), or ""."""
+    try:
+        with open(path) as fh:
+            lines = fh.read().split("\n")
+    except FileNotFoundError:
+        return ""
+    out, keep = [], False
+    for line in lines:
+        if line.startswith("## "):
+            keep = any(line.startswith(h) for h in CARRIED_HEADINGS)
+        if keep:
+            out.append(line)
+    return ("\n" + "\n".join(out).rstrip("\n") + "\n") if out else ""
+
+
 # Confusion matrix columns: a group name -> the family it stands for (K sub-groups merged).
 CONF_COLS = ["ant", "mouse", "delay", "loss", "loss-delay", "model"]
 CONF_SKIP_RTTS = 60  # P4air's horizon: BBR correct after ~48 RTTs, Cubic after ~60
@@ -1338,8 +1359,10 @@ def main():
       % (matrix_wall, rtt_wall, mix_wall, asym_wall, short_wall, unseen_wall, seeds_wall, weighted_wall,
          runner.jobs()))
 
-    with open(os.path.join(DOCS, "results.md"), "w") as fh:
-        fh.write("\n".join(L) + "\n")
+    path = os.path.join(DOCS, "results.md")
+    kept = carried_sections(path)
+    with open(path, "w") as fh:
+        fh.write("\n".join(L) + "\n" + kept)
     print("wrote docs/results.md and %d figures in docs/figures/ (%.0f s)" % (len(figs), time.time() - t_start))
     return 0
 

@@ -162,3 +162,12 @@ def test_confusion_matrix_counts_time_after_the_skip():
     assert c["share"]["mouse"] == 0.0
     assert mr.conf_family("delay1") == "delay" and mr.conf_family("hybrid1") == "model"
     assert "**83 %**" in mr.confusion_table(conf)
+
+
+def test_results_keep_the_testbed_section(tmp_path):
+    """make eval rewrites docs/results.md but carries the testbed's section (make testbed --report)."""
+    p = tmp_path / "results.md"
+    p.write_text("# Results\n\n## 1. Pairs\nold\n\n## Real Linux TCP on BMv2\n\nrow | 1\n\n## Closing note\nold\n")
+    kept = mr.carried_sections(str(p))
+    assert kept == "\n## Real Linux TCP on BMv2\n\nrow | 1\n"
+    assert mr.carried_sections(str(tmp_path / "missing.md")) == ""
