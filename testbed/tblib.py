@@ -263,12 +263,61 @@ def cleanup_plan(made_ns, existing_ns):
     return [["ip", "netns", "del", n] for n in made_ns if n in existing_ns and n.startswith(NS_PREFIX)]
 
 
-def leftovers(ns_list_text, link_text, pgrep_pids, names):
-    """What survived a tear-down: our namespaces in `ip netns list`, our veth names in
-    `ip link` (root namespace), processes pgrep found for our pids."""
+def leftovers(ns_list_text, link_text, pgrep_pids, names, links=()):
+    """What survived a tear-down: our namespaces in `ip netns list`, a link of ours (by name, or
+    any named with our prefix) in `ip -o link` of the root namespace, processes pgrep found."""
     out = []
     listed = {line.split()[0] for line in ns_list_text.splitlines() if line.strip()}
     out += ["namespace %s" % n for n in names if n in listed]
-    out += ["link %s" % w for w in link_text.split() if w.rstrip(":").split("@")[0].startswith(NS_PREFIX)]
+    for line in link_text.splitlines():
+        parts = line.split(":")
+        if len(parts) > 1:
+            name = parts[1].strip().split("@")[0]
+            if name.startswith(NS_PREFIX) or name in links:
+                out.append("link %s" % name)
     out += ["process %s" % p for p in pgrep_pids]
     return out
+
+
+def timeline_shares(tl, lo, hi):
+    """{group: share of [lo, hi)} of a [[t, group]] timeline (each entry holds until the next),
+    e.g. the ns-3 model's group_timeline; {} when nothing of it falls in the window."""
+    out, total = {}, 0.0
+    for i, (t, g) in enumerate(tl):
+        end = tl[i + 1][0] if i + 1 < len(tl) else hi
+        ov = min(end, hi) - max(t, lo)
+        if ov > 0:
+            out[g] = out.get(g, 0.0) + ov
+            total += ov
+    return {g: v / total for g, v in out.items()} if total > 0 else {}
+
+
+def fmt_shares(by_cc, top=2):
+    """'cubic: loss0 60 %, hybrid0 30 %; bbr: ...' (the `top` largest groups of each CC)."""
+    parts = []
+    for cc in sorted(by_cc):
+        gs = sorted(by_cc[cc].items(), key=lambda kv: -kv[1])[:top]
+        parts.append("%s: %s" % (cc, ", ".join("%s %d %%" % (g, round(100 * s)) for g, s in gs) or "–"))
+    return "; ".join(parts)
+
+
+def _f(x, spec):
+    return "–" if x is None else spec % x
+
+
+def markdown_rows(name, runs, models):
+    """Table rows of one scenario: each testbed mode, then the model's run of it."""
+    rows = []
+    for s in runs:
+        rows.append("| %s | testbed %s | %s | %s | %s / %s | %s |" % (
+            name, s["mode"], _f(s["jfi"], "%.2f"), _f(100 * s["utilization"], "%.1f %%"),
+            _f(s["qdelay_p50_ms"], "%.0f"), _f(s["qdelay_p99_ms"], "%.0f"), fmt_shares(s["shares_by_cc"])))
+    for aqm, m in sorted(models.items(), reverse=True):
+        if "error" in m:
+            rows.append("| %s | model %s | error: %s | | | |" % (name, aqm, m["error"]))
+            continue
+        rows.append("| %s | model %s | %s | %s | %s / %s | %s |" % (
+            name, aqm, _f(m["jfi"], "%.2f"), _f(100 * m["utilization"], "%.1f %%"),
+            _f(m.get("qdelay_p50_ms"), "%.0f"), _f(m.get("qdelay_p99_ms"), "%.0f"),
+            fmt_shares(m.get("shares_by_cc") or {}) if aqm == "ccfair" else "(FIFO has no groups)"))
+    return rows

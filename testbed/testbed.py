@@ -190,7 +190,8 @@ class Bed:
                                sh(["ip", "-o", "link"], check=False).stdout,
                                [str(p.pid) for _, p in self.procs
                                 if sh(["pgrep", "-g", str(p.pid)], check=False).stdout.strip()],
-                               list(self.ns.values()))
+                               list(self.ns.values()),
+                               ["swp%d" % self.topo[h]["port"] for h in ("sender", "receiver")])
         return left
 
 
@@ -376,21 +377,37 @@ def _compress(tl):
 
 
 # -- the ns-3 model ----------------------------------------------------------------------------------------
-def model(scn_path, aqm):
+def model(scn_path, aqm, lo, hi):
+    """eval/run's result for the same scenario, with each CC's group shares in [lo, hi)."""
     r = subprocess.run([PY, os.path.join(REPO, "eval", "run"), scn_path, "--aqm", aqm], capture_output=True,
                        text=True)
     if r.returncode:
         return {"error": (r.stderr.strip().splitlines() or ["exit %d" % r.returncode])[-1]}
     d = json.loads(r.stdout)
-    shares = {}
+    flows = []
     for f in d["flows"]:
-        tl = f.get("group_timeline") or []
-        if tl:
-            shares.setdefault(f["cc"], []).append(tl)
+        sh_ = tblib.timeline_shares(f.get("group_timeline") or [], max(lo, f.get("start_s", 0)), hi)
+        flows.append({"cc": f["cc"], "group_shares": sh_})
     return {"jfi": d["jfi"], "utilization": d["utilization"], "qdelay_p50_ms": d.get("qdelay_p50_ms"),
-            "qdelay_p99_ms": d.get("qdelay_p99_ms"),
-            "goodput_mbps": [(f["cc"], f["goodput_mbps"]) for f in d["flows"]],
-            "group_timeline": {cc: tls for cc, tls in shares.items()}}
+            "qdelay_p99_ms": d.get("qdelay_p99_ms"), "drops": d.get("drops"),
+            "goodput_mbps": [[f["cc"], round(f["goodput_mbps"], 3)] for f in d["flows"]],
+            "shares_by_cc": tblib.shares_by_cc(flows), "rtt_ms": d["flows"][0]["rtt_ms"]}
+
+
+def report(out):
+    """docs/results.md's "Real Linux TCP on BMv2" table rows from a results directory."""
+    with open(os.path.join(out, "all.json")) as f:
+        allsum = json.load(f)
+    rows = ["| scenario | run | JFI | utilisation | queueing delay p50 / p99 (ms) | groups per kernel CC |",
+            "|---|---|---|---|---|---|"]
+    for a in allsum:
+        mp = os.path.join(out, a["scenario"], "model.json")
+        models = json.load(open(mp)) if os.path.exists(mp) else {}
+        rows += tblib.markdown_rows(a["scenario"], a["runs"], models)
+    text = "\n".join(rows) + "\n"
+    with open(os.path.join(out, "results-section.md"), "w") as f:
+        f.write(text)
+    return text
 
 
 # -- plot --------------------------------------------------------------------------------------------------
@@ -494,7 +511,14 @@ def main(argv=None):
     ap.add_argument("--smoke", action="store_true", help="the make test check: one 10 s Cubic-vs-BBR run")
     ap.add_argument("--ceiling", action="store_true", help="measure BMv2's forwarding ceiling with UDP")
     ap.add_argument("--rates", default="2,4,8,12,16,24", help="--ceiling's offered rates, Mbit/s")
+    ap.add_argument("--report", metavar="DIR", help="print the results table of an earlier run's directory")
+    ap.add_argument("--model-only", metavar="DIR", help="rerun the ns-3 model for an earlier run's directory")
     args = ap.parse_args(argv)
+    if args.report:
+        print(report(os.path.abspath(args.report)), end="")
+        return 0
+    if args.model_only:
+        return model_only(os.path.abspath(args.model_only))
     params = P.load()
     topo = tblib.load_topology()
     out = os.path.abspath(args.out or os.path.join(REPO, "build", "testbed", time.strftime("%Y%m%d-%H%M%S")))
@@ -571,17 +595,39 @@ def main(argv=None):
                 m = {}
                 mpath = model_scenario(path, scn, per, out)
                 for aqm in modes:
-                    m[aqm] = model(mpath, aqm)
-                    log("%s: model %s: %s" % (scn["name"], aqm, json.dumps({k: v for k, v in m[aqm].items()
-                                                                            if k != "group_timeline"})))
+                    m[aqm] = model(mpath, aqm, scn["warmup_s"], scn["duration_s"])
+                    log("%s: model %s: %s" % (scn["name"], aqm, json.dumps(m[aqm])))
                 with open(os.path.join(out, scn["name"], "model.json"), "w") as f:
                     json.dump(m, f, indent=1)
             allsum.append({"scenario": scn["name"], "runs": per})
         with open(os.path.join(out, "all.json"), "w") as f:
             json.dump(allsum, f, indent=1)
+        if not args.smoke:
+            print(report(out), flush=True)
         return rc
     finally:
         lock.close()
+
+
+def model_only(out):
+    """Rerun the ns-3 model for every scenario of an earlier run (at the RTT that run measured)."""
+    topo, ccs = tblib.load_topology(), kernel_ccs()
+    by_name = {}
+    for p in glob.glob(os.path.join(HERE, "scenarios", "*.json")):
+        scn = tblib.load_scenario(p, topo, ccs)
+        by_name[scn["name"]] = (p, scn)
+    with open(os.path.join(out, "all.json")) as f:
+        allsum = json.load(f)
+    for a in allsum:
+        path, scn = by_name[a["scenario"]]
+        mpath = model_scenario(path, scn, a["runs"], out)
+        m = {aqm: model(mpath, aqm, scn["warmup_s"], scn["duration_s"]) for aqm in tblib.MODES}
+        for aqm in tblib.MODES:
+            log("%s: model %s: %s" % (scn["name"], aqm, json.dumps(m[aqm])))
+        with open(os.path.join(out, a["scenario"], "model.json"), "w") as f:
+            json.dump(m, f, indent=1)
+    print(report(out), end="")
+    return 0
 
 
 def model_scenario(path, scn, per, out):
