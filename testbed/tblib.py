@@ -37,7 +37,7 @@ class ScenarioError(ValueError):
 def load_topology(path=TOPOLOGY):
     with open(path) as f:
         t = json.load(f)
-    for k in ("rate_mbps", "sender", "receiver"):
+    for k in ("rate_mbps", "bmv2_base_rtt_ms", "sender", "receiver"):
         if k not in t:
             raise ScenarioError("%s: %s: required field missing" % (path, k))
     for h in ("sender", "receiver"):
@@ -67,12 +67,23 @@ def validate(scn, topo, kernel_ccs):
         raise ScenarioError("flows: %d flows in total, the testbed runs at most %d" % (len(s["flows"]), MAX_FLOWS))
     if s["duration_s"] > MAX_DURATION_S:
         raise ScenarioError("duration_s: %g, the testbed runs at most %d s" % (s["duration_s"], MAX_DURATION_S))
+    rtts = sorted({f["rtt_ms"] for f in s["flows"]})
+    if len(rtts) > 1:
+        raise ScenarioError("flows[].rtt_ms: %s; the testbed has one path, so every flow needs the same rtt_ms"
+                            % ", ".join("%g" % r for r in rtts))
     if s["duration_s"] != int(s["duration_s"]):
         raise ScenarioError("duration_s: %g, iperf3 takes whole seconds" % s["duration_s"])
     for i, f in enumerate(s["flows"]):
         if s["duration_s"] - f["start_s"] < 2:
             raise ScenarioError("flows: flow %d starts at %g s, less than 2 s before duration_s" % (i, f["start_s"]))
     return s
+
+
+def one_way_delay_ms(s, topo):
+    """The delay line's one-way delay for a validated scenario: (rtt_ms - BMv2's own idle RTT) / 2,
+    or 0 (no delay line) when rtt_ms is within 0.5 ms of what BMv2 gives by itself."""
+    extra = s["flows"][0]["rtt_ms"] - topo["bmv2_base_rtt_ms"]
+    return round(extra / 2, 3) if extra > 0.5 else 0.0
 
 
 def load_scenario(path, topo, kernel_ccs):

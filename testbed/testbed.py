@@ -104,7 +104,7 @@ class Bed:
     def __init__(self, topo, out_dir):
         pid = os.getpid()
         self.topo, self.out = topo, out_dir
-        self.ns = {"sw": "cctb-sw-%d" % pid, "snd": "cctb-snd-%d" % pid, "rcv": "cctb-rcv-%d" % pid}
+        self.ns = {k: "cctb-%s-%d" % (k, pid) for k in ("sw", "snd", "rcv", "dly")}
         self.made, self.procs = [], []
 
     def run(self, argv):
@@ -116,31 +116,46 @@ class Bed:
     def ex(self, ns, argv):
         return ["ip", "netns", "exec", self.ns[ns]] + argv
 
-    def up(self):
+    def up(self, delay_ms=0.0):
+        """Namespaces, veths, addresses; with delay_ms a delay line (delayline.py, in a namespace
+        of its own) between the switch's receiver port and the receiver."""
         t = self.topo
-        for k in ("sw", "snd", "rcv"):
+        keys = ("sw", "snd", "rcv") + (("dly",) if delay_ms > 0 else ())
+        for k in keys:
             self.run(["ip", "netns", "add", self.ns[k]])
             self.made.append(self.ns[k])
             self.run(self.ex(k, ["sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1",
                                  "net.ipv6.conf.default.disable_ipv6=1"]))
             self.run(["ip", "-n", self.ns[k], "link", "set", "lo", "up"])
+        links = []  # (namespace key, interface) of every veth end
         for h in ("snd", "rcv"):
             host = t["sender" if h == "snd" else "receiver"]
             swif = "swp%d" % host["port"]
-            self.run(["ip", "-n", self.ns["sw"], "link", "add", swif, "type", "veth", "peer", "name", "eth0",
-                      "netns", self.ns[h]])
+            if h == "rcv" and delay_ms > 0:
+                self.run(["ip", "-n", self.ns["sw"], "link", "add", swif, "type", "veth", "peer", "name", "d0",
+                          "netns", self.ns["dly"]])
+                self.run(["ip", "-n", self.ns["dly"], "link", "add", "d1", "type", "veth", "peer", "name", "eth0",
+                          "netns", self.ns[h]])
+                links += [("dly", "d0"), ("dly", "d1")]
+            else:
+                self.run(["ip", "-n", self.ns["sw"], "link", "add", swif, "type", "veth", "peer", "name", "eth0",
+                          "netns", self.ns[h]])
             self.run(["ip", "-n", self.ns[h], "link", "set", "eth0", "address", host["mac"]])
             self.run(["ip", "-n", self.ns[h], "addr", "add", host["ip"] + "/24", "dev", "eth0"])
-            for ns, ifc in ((h, "eth0"), ("sw", swif)):
-                self.run(["ip", "-n", self.ns[ns], "link", "set", ifc, "up"])
-                # Frames of at most one MTU with real checksums: BMv2 reads raw frames and forwards
-                # what it reads (a 64 kB TSO segment or a partial checksum would pass through as is).
-                self.run(self.ex(ns, ["ethtool", "-K", ifc, "tx", "off", "rx", "off", "tso", "off", "gso", "off",
-                                      "gro", "off"]))
+            links += [(h, "eth0"), ("sw", swif)]
+        for ns, ifc in links:
+            self.run(["ip", "-n", self.ns[ns], "link", "set", ifc, "up"])
+            # Frames of at most one MTU with real checksums: BMv2 (and the delay line) read raw frames
+            # and forward what they read (a 64 kB TSO segment or a partial checksum would pass as is).
+            self.run(self.ex(ns, ["ethtool", "-K", ifc, "tx", "off", "rx", "off", "tso", "off", "gso", "off",
+                                  "gro", "off"]))
         # The export punts ARP to a controller the testbed does not run: static neighbours.
         s, r = t["sender"], t["receiver"]
         self.run(["ip", "-n", self.ns["snd"], "neigh", "add", r["ip"], "lladdr", r["mac"], "dev", "eth0"])
         self.run(["ip", "-n", self.ns["rcv"], "neigh", "add", s["ip"], "lladdr", s["mac"], "dev", "eth0"])
+        if delay_ms > 0:
+            self.start("delayline", self.ex("dly", [PY, os.path.join(HERE, "delayline.py"), "--a", "d0", "--b", "d1",
+                                                    "--delay-ms", str(delay_ms)]))
 
     def start(self, name, argv, **kw):
         logf = open(os.path.join(self.out, name + ".log"), "w")
@@ -191,7 +206,7 @@ class Bed:
                                [str(p.pid) for _, p in self.procs
                                 if sh(["pgrep", "-g", str(p.pid)], check=False).stdout.strip()],
                                list(self.ns.values()),
-                               ["swp%d" % self.topo[h]["port"] for h in ("sender", "receiver")])
+                               ["swp%d" % self.topo[h]["port"] for h in ("sender", "receiver")] + ["d0", "d1"])
         return left
 
 
@@ -263,8 +278,10 @@ def run_scenario(scn, mode, topo, params, out):
     bed.params = params
     res = {"scenario": scn, "mode": mode, "policy_changes": changes, "qid": qid, "stats_idx": stats_idx,
            "export": os.path.relpath(export_file, REPO), "flows": flows}
+    delay = tblib.one_way_delay_ms(scn, topo)
+    res["delay_line_one_way_ms"] = delay
     try:
-        bed.up()
+        bed.up(delay)
         bed.switch()
         agent, ready = start_agent(bed, agent_config(bed, export_file, policy, scn, port, stats_idx, qid,
                                                      [f["slot"] for f in flows], P.num_groups(params)))
@@ -285,7 +302,8 @@ def run_scenario(scn, mode, topo, params, out):
         clients = []
         for f in sorted(flows, key=lambda x: x["start_s"]):
             while time.time() < t0 + f["start_s"]:
-                bed.alive("simple_switch_grpc")
+                for name in ("simple_switch_grpc",) + (("delayline",) if delay else ()):
+                    bed.alive(name)
                 time.sleep(min(0.05, max(0.0, t0 + f["start_s"] - time.time())))
             f["launched_s"] = round(time.time() - t0, 3)
             clients.append((f, bed.start("iperf3-c%d" % f["id"], bed.ex("snd", [
@@ -358,7 +376,8 @@ def summarise(res, params):
             "qdelay_samples": len(qd), "ping_idle": res.get("ping_idle"),
             "shares_by_cc": tblib.shares_by_cc(out_flows), "flows": out_flows,
             "pg_counters": res["switch_samples"].get("pg_counters"), "policy_changes": res["policy_changes"],
-            "export": res["export"], "leftovers": res["leftovers"]}
+            "export": res["export"], "leftovers": res["leftovers"],
+            "delay_line_one_way_ms": res.get("delay_line_one_way_ms", 0.0)}
 
 
 def _r(x):

@@ -41,6 +41,7 @@ def test_every_shipped_scenario_is_valid():
     ({"flows": [{"cc": "cubic", "rtt_ms": 2, "start_s": 19}]}, "less than 2 s"),
     ({"short_flows": {"cc": "cubic", "rtt_ms": 2, "arrival_per_s": 1}}, "short_flows"),
     ({"bogus": 1}, "bogus: unknown field"),
+    ({"flows": [{"cc": "cubic", "rtt_ms": 2}, {"cc": "bbr", "rtt_ms": 20}]}, "every flow needs the same rtt_ms"),
 ])
 def test_bad_scenarios_name_the_field(change, words):
     with pytest.raises(tblib.ScenarioError) as e:
@@ -177,3 +178,11 @@ def test_timeline_shares_and_table_rows():
     assert rows[0] == "| s | testbed ccfair | 0.90 | 80.0 % | 10 / 50 | bbr: delay0 100 % |"
     assert rows[1].startswith("| s | model fifo | error: x")
     assert rows[2].startswith("| s | model ccfair | 0.99 | 95.0 % | 1 / 9 |")
+
+
+def test_one_way_delay():
+    base = TOPO["bmv2_base_rtt_ms"]
+    s = tblib.validate(scn(flows=[{"cc": "cubic", "rtt_ms": 20}]), TOPO, CCS)
+    assert tblib.one_way_delay_ms(s, TOPO) == pytest.approx((20 - base) / 2)
+    s = tblib.validate(scn(flows=[{"cc": "cubic", "rtt_ms": 2}]), TOPO, CCS)
+    assert tblib.one_way_delay_ms(s, TOPO) == 0.0
