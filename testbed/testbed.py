@@ -438,15 +438,17 @@ def plot(summaries, path):
     colours = {"cubic": "tab:blue", "bbr": "tab:red", "reno": "tab:green"}
     for j, s in enumerate(summaries):
         ax = axes[0][j]
+        labelled = set()
         for f in s["flows"]:
             xs = [t for t, _ in f["timeline_mbps"]]
             ys = [v for _, v in f["timeline_mbps"]]
-            ax.plot(xs, ys, color=colours.get(f["cc"], "k"), lw=0.8, label="%s #%d" % (f["cc"], f["id"]))
+            ax.plot(xs, ys, color=colours.get(f["cc"], "k"), lw=0.8,
+                    label=None if f["cc"] in labelled else f["cc"])
+            labelled.add(f["cc"])
         ax.set_title("%s, %s: JFI %.2f, util %.2f" % (s["name"], s["mode"], s["jfi"], s["utilization"]))
         ax.set_ylabel("goodput (Mbit/s)")
         ax.axvline(s.get("warmup_s", 0), color="grey", ls=":")
-        if len(s["flows"]) <= 4:
-            ax.legend(fontsize=7)
+        ax.legend(fontsize=7, loc="upper right")
         ax = axes[1][j]
         names = sorted({g for f in s["flows"] for _, g in f["group_timeline"]}, key=str)
         for f in s["flows"]:
