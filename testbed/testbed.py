@@ -325,8 +325,8 @@ def run_scenario(scn, mode, topo, params, out):
     finally:
         left = bed.teardown()
         res["leftovers"] = left
-        if left:
-            log("WARNING: left behind: %s" % ", ".join(left))
+        log("%s/%s: torn down: %s" % (scn["name"], mode, "WARNING: left behind: " + ", ".join(left) if left else
+                                      "no namespace, veth or process left (ip netns list, ip -o link, pgrep)"))
     for f in flows:
         with open(os.path.join(out, "iperf3-s%d.log" % f["id"])) as fh:
             f["server_json"] = fh.read()
