@@ -15,7 +15,7 @@ help:
 	@echo "make eval   regenerate docs/results.md (full evaluation sweep, about 20 CPU-min: 10-30 min on 2 cores)"
 	@echo "make bench  run the ONOS policy-computation benchmark (JMH)"
 	@echo "make ptf    run the PTF suite on tofino-model (needs the Intel SDE)"
-	@echo "make testbed  real kernel TCP (iperf3) through the P4 program on BMv2, FIFO vs ccfair vs the ns-3 model (root; about 15 min)"
+	@echo "make testbed  real kernel TCP (iperf3) through the P4 program on BMv2, FIFO vs ccfair vs the ns-3 model (root; about 12 min)"
 	@echo "make clean  remove build outputs and the evaluation cache"
 	@echo "make help   this list"
 
