@@ -22,6 +22,7 @@ import fcntl
 import glob
 import json
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -229,12 +230,16 @@ def start_agent(bed, cfg):
                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     deadline = time.time() + 120
     while time.time() < deadline:
+        # select first: a switchctl stuck before its first line must not hang the run
+        if not select.select([p.stdout], [], [], 1.0)[0]:
+            bed.alive("simple_switch_grpc")
+            continue
         line = p.stdout.readline()
         if line.startswith("READY "):
             return p, json.loads(line[6:])
         if line == "" and p.poll() is not None:
             break
-    raise RuntimeError("switchctl did not get ready (exit %s; log: %s)" % (
+    raise RuntimeError("switchctl did not get ready within 120 s (exit %s; log: %s)" % (
         p.poll(), os.path.join(bed.out, "switchctl.log")))
 
 
@@ -486,6 +491,8 @@ def ceiling(topo, params, out, rates):
             c = subprocess.run(bed.ex("snd", ["iperf3", "-c", topo["receiver"]["ip"], "-p", "5201", "-u", "-b",
                                               "%gM" % mbps, "-l", "1448", "-t", "5", "--json"]),
                                capture_output=True, text=True, timeout=40)
+            if c.returncode:
+                raise RuntimeError("iperf3 UDP client at %g Mbit/s: exit %d" % (mbps, c.returncode))
             cpu1 = _cpu_of(bed)
             srv.wait(timeout=10)
             with open(os.path.join(out, "udp-s-%g.log" % mbps)) as fh:
@@ -496,7 +503,6 @@ def ceiling(topo, params, out, rates):
                          "switch_cpu_percent": round(100 * (cpu1 - cpu0) / 5.0, 0) if cpu0 is not None else None})
             log("ceiling: offered %g Mbit/s: received %.2f, lost %.2f %%, switch CPU %s %%" % (
                 mbps, rows[-1]["received_mbps"], rows[-1]["lost_percent"], rows[-1]["switch_cpu_percent"]))
-            _ = c
         stop_agent(agent)
     finally:
         left = bed.teardown()
