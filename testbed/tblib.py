@@ -332,3 +332,18 @@ def markdown_rows(name, runs, models):
             _f(m.get("qdelay_p50_ms"), "%.0f"), _f(m.get("qdelay_p99_ms"), "%.0f"),
             fmt_shares(m.get("shares_by_cc") or {}) if aqm == "ccfair" else "(FIFO has no groups)"))
     return rows
+
+
+# The kernel's loss-recovery counters (TcpExt, per network namespace) the testbed keeps: how real
+# stacks recovered from the switch's drops, which the model's TCP does its own way.
+TCP_EXT_KEYS = ("TCPTimeouts", "TCPLossProbes", "TCPLossProbeRecovery", "TCPFastRetrans", "TCPSlowStartRetrans",
+                "TCPSackRecovery", "TCPSpuriousRTOs", "TCPLostRetransmit", "DelayedACKs")
+
+
+def parse_netstat(text, keys=TCP_EXT_KEYS):
+    """{key: value} of /proc/net/netstat's TcpExt lines (a header line of names, then one of values)."""
+    rows = [line.split() for line in text.splitlines() if line.startswith("TcpExt:")]
+    if len(rows) < 2 or len(rows[0]) != len(rows[1]):
+        return {}
+    d = dict(zip(rows[0][1:], rows[1][1:]))
+    return {k: int(d[k]) for k in keys if k in d}

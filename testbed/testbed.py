@@ -327,6 +327,8 @@ def run_scenario(scn, mode, topo, params, out):
                 pass
         stop_agent(agent)
         bed.alive("simple_switch_grpc")
+        for h in ("snd", "rcv"):  # per-namespace counters: only this run's flows are in them
+            res["tcp_ext_" + h] = tblib.parse_netstat(sh(bed.ex(h, ["cat", "/proc/net/netstat"]), check=False).stdout)
     finally:
         left = bed.teardown()
         res["leftovers"] = left
@@ -382,7 +384,8 @@ def summarise(res, params):
             "shares_by_cc": tblib.shares_by_cc(out_flows), "flows": out_flows,
             "pg_counters": res["switch_samples"].get("pg_counters"), "policy_changes": res["policy_changes"],
             "export": res["export"], "leftovers": res["leftovers"],
-            "delay_line_one_way_ms": res.get("delay_line_one_way_ms", 0.0)}
+            "delay_line_one_way_ms": res.get("delay_line_one_way_ms", 0.0),
+            "tcp_ext_sender": res.get("tcp_ext_snd"), "tcp_ext_receiver": res.get("tcp_ext_rcv")}
 
 
 def _r(x):
@@ -610,6 +613,7 @@ def main(argv=None):
                 s["loadavg"] = open("/proc/loadavg").read().split()[:3]
                 with open(os.path.join(d, "summary.json"), "w") as f:
                     json.dump(s, f, indent=1)
+                log("%s/%s: sender's TcpExt %s" % (scn["name"], mode, json.dumps(s["tcp_ext_sender"])))
                 log("%s/%s: JFI %.3f, utilisation %.3f, q_max_delay p50/p99 %s/%s ms, groups %s, goodput %s" % (
                     scn["name"], mode, s["jfi"], s["utilization"], s["qdelay_p50_ms"], s["qdelay_p99_ms"],
                     json.dumps(s["shares_by_cc"]), [f["goodput_mbps"] for f in s["flows"]]))

@@ -186,3 +186,10 @@ def test_one_way_delay():
     assert tblib.one_way_delay_ms(s, TOPO) == pytest.approx((20 - base) / 2)
     s = tblib.validate(scn(flows=[{"cc": "cubic", "rtt_ms": 2}]), TOPO, CCS)
     assert tblib.one_way_delay_ms(s, TOPO) == 0.0
+
+
+def test_parse_netstat():
+    text = ("TcpExt: SyncookiesSent TCPTimeouts TCPLossProbes DelayedACKs\nTcpExt: 0 7 3 12\n"
+            "IpExt: InNoRoutes\nIpExt: 0\n")
+    assert tblib.parse_netstat(text) == {"TCPTimeouts": 7, "TCPLossProbes": 3, "DelayedACKs": 12}
+    assert tblib.parse_netstat("garbage") == {}
