@@ -8,7 +8,7 @@ SHELL := /bin/bash
 
 help:
 	@echo "make run    install deps, build, run the default fairness demo (FIFO, fq_codel, ccfair)"
-	@echo "make test   install deps, run every test suite (Java, Python, C++, P4 checks, PTF on BMv2 when installed)"
+	@echo "make test   install deps, run every test suite (Java, Python, C++, P4 checks, PTF and the testbed smoke on BMv2 when installed)"
 	@echo "make deps   install what the project needs (apt, PyPI incl. ns-3.44; Maven resolves on first build)"
 	@echo "make app    build the ONOS app (.oar) only"
 	@echo "make p4     compile the P4 program for tofino and tofino2 (needs bf-p4c)"
