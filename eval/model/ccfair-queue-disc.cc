@@ -99,6 +99,12 @@ CcfairQueueDisc::GetTypeId()
                           StringValue(""),
                           MakeStringAccessor(&CcfairQueueDisc::m_queueLayout),
                           MakeStringChecker())
+            .AddAttribute("Weights",
+                          "The emulated controller's intent: weighted-groups weights as family:weight,... "
+                          "(families of params groups.families, unlisted ones 1); empty = per-flow.",
+                          StringValue(""),
+                          MakeStringAccessor(&CcfairQueueDisc::m_weights),
+                          MakeStringChecker())
             .AddTraceSource("GroupChange",
                             "A flow was reclassified (first report of a flow: ant -> mouse).",
                             MakeTraceSourceAccessor(&CcfairQueueDisc::m_groupChange),
@@ -156,6 +162,15 @@ CcfairQueueDisc::CheckConfig()
         NS_LOG_ERROR("QueueLayout must be shared or isolated, got " << m_queueLayout);
         return false;
     }
+    try
+    {
+        ccfair::ParseFamilyWeights(m_weights, "Weights");
+    }
+    catch (const std::invalid_argument& e)
+    {
+        NS_LOG_ERROR(e.what());
+        return false;
+    }
     // One internal FIFO per ccfair queue, in the pipeline's queue order. Their own limit is
     // the shared buffer: the pipeline's per-queue (Cocoa) limits decide drops before them.
     ObjectFactory factory;
@@ -186,6 +201,7 @@ CcfairQueueDisc::InitializeParams()
     c.buffer_pkts = GetMaxSize().GetValue();
     if (!m_queueLayout.empty())
         c.queue_layout = ccfair::ParseQueueLayout(m_queueLayout, "QueueLayout");
+    c.family_weights = ccfair::ParseFamilyWeights(m_weights, "Weights");
     m_pipe = std::make_unique<ccfair::Pipeline>(c, 1 + m_rng->GetInteger(0, 0x7fffffff));
     m_pipe->onGroupChange = [this](uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport, uint8_t o,
                                    uint8_t n) { m_groupChange(Ipv4Address(src), sport, Ipv4Address(dst), dport, o, n); };

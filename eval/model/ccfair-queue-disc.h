@@ -81,6 +81,7 @@ class CcfairQueueDisc : public QueueDisc
     uint32_t m_flowTableSize;
     uint32_t m_quantum;
     std::string m_queueLayout;
+    std::string m_weights; // the intent's weighted-groups weights, "family:w,..." ("" = per-flow)
 
     std::unique_ptr<ccfair::Pipeline> m_pipe;
     Ptr<UniformRandomVariable> m_rng;

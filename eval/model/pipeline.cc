@@ -74,7 +74,7 @@ Put(uint8_t*& o, uint64_t v, int bytes)
 struct Pipeline::IgMd
 {
     // parser
-    bool tcp = false, syn_only = false, syn_ack = false, tcp_ack = false, fin_rst_syn = false;
+    bool tcp = false, syn_only = false, syn_ack = false, tcp_ack = false, fin_rst_syn = false, fin_rst = false;
     uint16_t l4_sport = 0, l4_dport = 0;
     uint8_t ip_proto = 0;
     uint32_t pkt_len32 = 0;
@@ -124,6 +124,64 @@ ParseQueueLayout(const std::string& text, const std::string& field)
     if (text == "isolated")
         return QueueLayout::Isolated;
     throw std::invalid_argument(field + ": unknown queue layout \"" + text + "\" (allowed: shared, isolated)");
+}
+
+namespace
+{
+// params groups.families by FAMILY_* index (the generated header has the indices only)
+const char* FamilyName(uint32_t f)
+{
+    return f == uint32_t(P::FAMILY_DELAY) ? "delay" : f == uint32_t(P::FAMILY_LOSS) ? "loss" : "hybrid";
+}
+constexpr uint32_t kFamilies = uint32_t(P::NUM_GROUPS - 2) / uint32_t(2); // groups.k = 2 (checked in Pipeline)
+} // namespace
+
+std::vector<double>
+ParseFamilyWeights(const std::string& text, const std::string& field)
+{
+    if (text.empty())
+        return {};
+    std::string known;
+    for (uint32_t f = 0; f < kFamilies; ++f)
+        known += std::string(f ? ", " : "") + FamilyName(f);
+    std::vector<double> w(kFamilies, 1.0); // unlisted families weigh 1 (FairnessIntent.weight)
+    std::vector<bool> seen(kFamilies, false);
+    std::stringstream in(text);
+    for (std::string item; std::getline(in, item, ',');)
+    {
+        const size_t colon = item.find(':');
+        const std::string name = item.substr(0, colon);
+        uint32_t f = 0;
+        while (f < kFamilies && name != FamilyName(f))
+            ++f;
+        if (f == kFamilies)
+            throw std::invalid_argument(field + "." + name + ": unknown family (known: " + known + ")");
+        if (seen[f])
+            throw std::invalid_argument(field + "." + name + ": given twice");
+        seen[f] = true;
+        const std::string num = colon == std::string::npos ? "" : item.substr(colon + 1);
+        size_t used = 0;
+        double v = 0;
+        try
+        {
+            v = std::stod(num, &used);
+        }
+        catch (const std::exception&)
+        {
+            used = 0;
+        }
+        if (num.empty() || used != num.size())
+            throw std::invalid_argument(field + "." + name + ": expected a number, got \"" + num + "\"");
+        if (!(v >= P::POLICY_WEIGHT_MIN && v <= double(P::POLICY_WEIGHT_MAX)))
+        {
+            std::ostringstream o;
+            o << field << "." << name << ": " << v << " outside [" << P::POLICY_WEIGHT_MIN << ", "
+              << P::POLICY_WEIGHT_MAX << "]";
+            throw std::invalid_argument(o.str());
+        }
+        w[f] = v;
+    }
+    return w;
 }
 
 Config
@@ -202,6 +260,14 @@ Pipeline::Pipeline(const Config& c, uint64_t seed)
     m_g.assign(m_nGroups, GroupStats{});
     m_queueMap.assign(size_t(m_nGroups) * kSlots, 0);
     m_tvf.assign(m_nGroups, std::vector<uint16_t>(m_c.tvf_steps, uint16_t(m_c.pv_max)));
+    m_shift.assign(m_nGroups, 0.0);
+    if (!m_c.family_weights.empty() && m_c.family_weights.size() != (m_nGroups - 2) / m_c.k)
+        throw std::invalid_argument("ccfair: family_weights needs one weight per family (" +
+                                    std::to_string((m_nGroups - 2) / m_c.k) + "), got " +
+                                    std::to_string(m_c.family_weights.size()));
+    for (double w : m_c.family_weights)
+        if (!(w > 0))
+            throw std::invalid_argument("ccfair: family_weights must be positive");
     for (auto& q : m_q)
     {
         q.limit = m_c.cocoa_initial;
@@ -361,7 +427,8 @@ Pipeline::FlowTracker(const Pkt& p, IgMd& md)
     if (md.track && md.trk == TRK_COLLIDE)
         ++m_untracked[md.tcp ? 0 : 1];
 
-    // group_op (flow_group): new slot (trk bit 0 clear) or a SYN -> group_write; hit -> group_read
+    // group_op (flow_group): new slot (trk bit 0 clear) or a SYN -> group_write; FIN or RST ->
+    // group_close (the word becomes 0: the flow leaves its group now); hit -> group_read
     if (md.track && md.trk != TRK_COLLIDE)
     {
         uint16_t& v = m_flowGroup[idx];
@@ -372,6 +439,12 @@ Pipeline::FlowTracker(const Pkt& p, IgMd& md)
             md.bridged.flow_new = 1;
             md.fg_written = 1;
             v = md.fg_new;
+        }
+        else if (md.fin_rst) // group_close_op
+        {
+            md.fg_written = 1;
+            md.fg_new = 0;
+            v = 0;
         }
     }
 
@@ -483,9 +556,12 @@ Pipeline::QueueMap(IgMd& md)
 void
 Pipeline::GroupUpdate(IgMd& md)
 {
-    if (!md.fg_written || md.fg_new == md.fg_old)
+    // an update that found its slot closed wrote nothing (group_update)
+    if (!md.fg_written || md.fg_new == md.fg_old || (md.is_update && !(md.fg_old & 0x8000)))
         return;
-    if (md.is_update)
+    if (!(md.fg_new & 0x8000))
+        ; // closed (FIN/RST): leaves below, enters nothing
+    else if (md.is_update)
         m_pgFlowEnter[md.fg_new & 0x3FFF]++;
     else
         m_pgFlowEnter[(STATS_IDX << 5) | GROUP_MOUSE]++;
@@ -497,7 +573,7 @@ Pipeline::GroupUpdate(IgMd& md)
                                    : ((STATS_IDX << 5) | (md.fg_old & 0x1F))]++;
     const uint8_t og = (md.fg_old & 0x8000) ? uint8_t(md.fg_old & 0x1F) : GROUP_ANT;
     const uint8_t ng = uint8_t(md.fg_new & 0x1F);
-    if (onGroupChange && og != ng)
+    if (onGroupChange && og != ng && (md.fg_new & 0x8000)) // a close is no group (model-only trace)
     {
         const auto& k = m_key[md.bridged.flow_idx & m_idxMask];
         onGroupChange(k[0], uint16_t(k[1]), k[2], uint16_t(k[3]), og, ng);
@@ -518,7 +594,8 @@ Pipeline::UpdatePacket(uint32_t flow_idx, uint16_t fg)
     uint16_t& v = m_flowGroup[flow_idx & m_idxMask];
     md.fg_written = 1;
     md.fg_old = v;
-    v = md.fg_new;
+    if (v & 0x8000) // group_update: a closed slot (0) stays closed
+        v = md.fg_new;
     GroupUpdate(md);
 }
 
@@ -539,6 +616,7 @@ Pipeline::Enqueue(const Pkt& p)
         md.syn_ack = (p.flags & SYN) && (p.flags & ACK);
         md.tcp_ack = (p.flags & ACK) != 0;
         md.fin_rst_syn = (p.flags & (SYN | FIN | RST)) != 0;
+        md.fin_rst = !(p.flags & SYN) && (p.flags & (FIN | RST)); // parse_tcp_close
     }
     md.bridged.group = GROUP_ANT; // parser default
     // init_md, init_times, init_now16
@@ -1019,59 +1097,109 @@ Pipeline::CocoaGuard(QueueState& q, uint64_t t)
 void
 Pipeline::SetFairRate(uint64_t bps)
 {
+    SetPortFairRate(bps);
+    CentreCurves(bps);
+    m_haveFair = bps > 0; // a test's fair rate stands for the controller's
+}
+
+void
+Pipeline::SetPortFairRate(uint64_t bps)
+{
     m_fairBps = bps;
     // fair_rate_bin = bin(fair >> bdp_shift) (PolicyCompiler.bin, Tvf.binOf)
     const double kbps = double(bps) / 1e3 / double(1u << m_c.bdp_shift);
     m_fairRateBin = uint8_t(std::clamp<int64_t>(
         int64_t(std::floor(m_c.tvf_steps_per_decade * std::log10(std::max(kbps, 1e-9) / m_c.tvf_min_kbps) + 1e-9)), 0,
         m_c.tvf_steps - 1));
-    // TVFs (per-flow objective, the same for every group), the model's curve (row 30):
-    // pv_max/2 at the fair rate's bin, falling pv_max/(2 x steps_per_decade) per bin,
-    // clamped to [0, pv_max]: one decade either side spans the PV range.
+}
+
+void
+Pipeline::CentreCurves(uint64_t bps)
+{
+    // TVFs centred on the bin of `bps` (PolicyCompiler.centreBin), the model's curve (row 30):
+    // pv_max/2 at the centre, falling pv_max/(2 x steps_per_decade) per bin, clamped to
+    // [0, pv_max]: one decade either side spans the PV range. Each group's curve is shifted
+    // right by its weight's m_shift bins (Tvf.curve; 0 for every group under per-flow).
     const int64_t fairBin = std::clamp<int64_t>(
         int64_t(std::floor(m_c.tvf_steps_per_decade * std::log10(std::max<double>(bps, 1.0) / 1e3 / m_c.tvf_min_kbps) +
                            1e-9)),
         0, m_c.tvf_steps - 1);
     m_centreBin = uint32_t(fairBin);
     const int64_t d = m_c.tvf_steps_per_decade, pv = m_c.pv_max;
-    for (auto& t : m_tvf)
+    for (uint32_t g = 0; g < m_tvf.size(); ++g)
+    {
+        const double sh = g < m_shift.size() ? m_shift[g] : 0.0;
+        auto& t = m_tvf[g];
         for (uint32_t i = 0; i < m_c.tvf_steps; ++i)
-            t[i] = uint16_t(std::clamp<int64_t>(pv / 2 - (int64_t(i) - fairBin) * pv / (2 * d), 0, pv));
+        {
+            int64_t drop;
+            if (sh == 0.0)
+                drop = (int64_t(i) - fairBin) * pv / (2 * d); // integer, truncated toward 0
+            else
+            {
+                // Tvf.curve's real arithmetic for a fractional shift, truncated toward 0 with
+                // its nudge (float noise in log10(w) must not move an exact multiple across)
+                const double v = (double(i) - double(fairBin) - sh) * (double(pv) / (2.0 * double(d)));
+                drop = int64_t(v + std::copysign(1e-6, v));
+            }
+            t[i] = uint16_t(std::clamp<int64_t>(pv / 2 - drop, 0, pv));
+        }
+    }
+}
+
+std::vector<double>
+Pipeline::GroupWeights() const
+{
+    // PolicyCompiler.plan: 0 for groups without a family (ants, mice), else 1 (per-flow) or
+    // the intent's weight of the group's family (weighted-groups)
+    std::vector<double> w(m_nGroups, 0.0);
+    for (uint32_t g = 2; g < m_nGroups; ++g)
+        w[g] = m_c.family_weights.empty() ? 1.0 : m_c.family_weights[(g - 2) / m_c.k];
+    return w;
 }
 
 double
 Pipeline::FairRate(double link, const std::vector<uint32_t>& n, const std::vector<double>& sent, uint32_t first,
-                   uint32_t shift)
+                   uint32_t shift, const std::vector<double>& weight)
 {
-    double flows = 0;
+    // PolicyCompiler.fairKbps(speed, flows, sent, weight): a flow of group g counts weight[g] times
+    const auto wOf = [&](uint32_t g) { return g < weight.size() ? weight[g] : 1.0; };
+    double flows = 0, minWeight = 0;
     for (uint32_t g = first; g < n.size(); ++g)
-        flows += n[g];
-    if (flows == 0 || link <= 0)
+        if (n[g])
+        {
+            flows += n[g] * wOf(g);
+            minWeight = minWeight > 0 ? std::min(minWeight, wOf(g)) : wOf(g);
+        }
+    if (flows <= 0 || link <= 0)
         return 0;
-    const double plain = link / flows;
+    const double plain = link / flows, top = link / minWeight;
     double fair = plain, restLink = link, restFlows = flows;
     std::vector<bool> limited(n.size(), false);
     for (bool changed = true; changed;)
     {
         changed = false;
         for (uint32_t g = first; g < n.size(); ++g)
-            if (!limited[g] && n[g] && sent[g] >= 0 && sent[g] < fair * n[g] / double(1u << shift))
+        {
+            const double due = n[g] * wOf(g);
+            if (!limited[g] && n[g] && sent[g] >= 0 && sent[g] < fair * due / double(1u << shift))
             {
                 limited[g] = changed = true;
                 restLink -= sent[g];
-                restFlows -= n[g];
+                restFlows -= due;
             }
+        }
         if (changed)
-            fair = restFlows > 0 ? std::max(plain, restLink / restFlows) : link;
+            fair = restFlows > 1e-9 ? std::max(plain, restLink / restFlows) : top;
     }
-    return std::min(fair, link);
+    return std::min(fair, top);
 }
 
 std::vector<uint32_t>
 Pipeline::Allocate(uint32_t Q, uint32_t numGroups, uint32_t antQ, uint32_t miceQ, uint32_t slotsPerGroup,
-                   const std::vector<uint32_t>& flows, QueueLayout layout)
+                   const std::vector<uint32_t>& flows, QueueLayout layout, const std::vector<double>& weight)
 {
-    // PolicyCompiler.allocate with the per-flow objective: weight 1 for every long-lived group
+    // PolicyCompiler.allocate: demand = active flows x the group's weight (1 without `weight`)
     const uint32_t ant = GROUP_ANT, mouse = GROUP_MOUSE;
     const bool shared = layout == QueueLayout::Shared;
     std::vector<uint32_t> q(numGroups, 1);
@@ -1098,7 +1226,7 @@ Pipeline::Allocate(uint32_t Q, uint32_t numGroups, uint32_t antQ, uint32_t miceQ
     double total = 0;
     for (uint32_t g = 2; g < numGroups; ++g)
     {
-        demand[g] = g < flows.size() ? double(flows[g]) : 0.0;
+        demand[g] = (g < flows.size() ? double(flows[g]) : 0.0) * (g < weight.size() ? weight[g] : 1.0);
         total += demand[g];
     }
     if (total == 0)
@@ -1201,31 +1329,49 @@ Pipeline::ControllerTick(uint64_t now)
 void
 Pipeline::ApplyPolicy(const std::vector<uint32_t>& n, const std::vector<double>& sentBps)
 {
-    // 2. fair rate of a long-lived flow (PolicyCompiler.fairKbps)
+    // PolicyCompiler.compileDevice for the model's one port under its governing intent: per-flow
+    // (family_weights empty) or weighted-groups (a weight per family).
+    const std::vector<double> w = GroupWeights();
+    const bool weighted = !m_c.family_weights.empty();
+    const bool shared = m_c.queue_layout == QueueLayout::Shared;
+    // 1. per group the curve's shift, steps_per_decade x log10(w) bins (PolicyCompiler.family)
+    for (uint32_t g = 0; g < m_nGroups; ++g)
+        m_shift[g] = weighted && w[g] > 0 ? double(m_c.tvf_steps_per_decade) * std::log10(w[g]) : 0.0;
+    // 2. fair rate of a long-lived flow (PolicyCompiler.fairKbps): port_cfg's, weights ignored
     const double fair =
         FairRate(double(m_c.link_rate_bps), n, sentBps, 2, uint32_t(P::CONTROLLER_LIMITED_SHARE_SHIFT));
     const bool noFair = fair <= 0;
-    // Without a long-lived flow the app writes fair_rate_bin 255 ("never reached") and centres
-    // its TVFs (and with them the CTV range) on the link's bin (PolicyCompiler.centreBin).
-    SetFairRate(noFair ? m_c.link_rate_bps : uint64_t(fair));
-    if (noFair)
-        m_fairRateBin = 255;
-    // 3. queues per group (PolicyCompiler.allocate) and queue_map (QueueSplit.queueOf), in the
-    // configured layout: shared puts every long-lived group in one queue, after ants' and mice'
+    // Without a long-lived flow the link's rate (PolicyCompiler.portFairBin): its bin is also
+    // port_cfg's fair_rate_bin, so the slow-start BDP test acts from the first flow on (D7).
+    SetPortFairRate(noFair ? m_c.link_rate_bps : uint64_t(fair));
+    m_haveFair = !noFair;
+    // The TVFs' centre (PolicyCompiler.centreBin): the fair rate's bin; weighted-groups in the
+    // shared layout: one queue holds every weight, so only the PV law can weigh them and the
+    // curves centre on the rate of a weight-1 flow. Without a long-lived flow the link's bin.
+    const double centre = weighted && shared
+                              ? FairRate(double(m_c.link_rate_bps), n, sentBps, 2,
+                                         uint32_t(P::CONTROLLER_LIMITED_SHARE_SHIFT), w)
+                              : fair;
+    CentreCurves(centre > 0 ? uint64_t(centre) : m_c.link_rate_bps);
+    // 3. queues per group (PolicyCompiler.allocate, demand = flows x weight) and queue_map
+    // (QueueSplit.queueOf), in the configured layout: shared puts every long-lived group in one
+    // queue, after ants' and mice'
     const uint32_t Q = m_c.num_queues;
     const auto share = [&](double s) { return std::max<uint32_t>(1, uint32_t(std::ceil(s * Q - 1e-9))); };
     const std::vector<uint32_t> nq = Allocate(Q, m_nGroups, share(P::POLICY_DEFAULT_MIN_ANT_SHARE),
-                                              share(P::POLICY_DEFAULT_MIN_MICE_SHARE), kSlots, n, m_c.queue_layout);
+                                              share(P::POLICY_DEFAULT_MIN_MICE_SHARE), kSlots, n, m_c.queue_layout, w);
     const std::vector<uint32_t> first = FirstQueues(nq, m_c.queue_layout);
     for (uint32_t g = 0; g < m_nGroups; ++g)
         for (uint32_t s = 0; s < kSlots; ++s)
             m_queueMap[g * kSlots + s] = uint8_t((first[g] + s % nq[g]) % Q);
     // 4. CTV range per queue (PolicyCompiler.ctvRange): the owner group's TVF at the centre bin
-    // (not fair_rate_bin, which is of fair >> bdp_shift) + floor / ceiling bins, clamped to the
-    // table; with or without a fair rate (the app never writes the whole PV range). The shared
-    // layout's common queue: the ants' curve (weight 1; the model's curves are all the same).
+    // (not fair_rate_bin, which is of fair >> bdp_shift) + its rounded weight shift + floor /
+    // ceiling bins, clamped to the table; with or without a fair rate (the app never writes the
+    // whole PV range). The shift keeps a heavy group's range off its curve's saturated top. The
+    // shared layout's common queue: the ants' (weight-1, unshifted) curve.
     const auto at = [&](uint8_t g, int32_t k) {
-        const int64_t b = std::clamp<int64_t>(int64_t(m_centreBin) + k, 0, int64_t(m_c.tvf_steps) - 1);
+        const int64_t b = std::clamp<int64_t>(int64_t(m_centreBin) + int64_t(std::floor(m_shift[g] + 0.5)) /* Math.round */ + k, 0,
+                                              int64_t(m_c.tvf_steps) - 1);
         return m_tvf[g][size_t(b)];
     };
     for (uint32_t qi = 0; qi < Q; ++qi)
@@ -1240,9 +1386,10 @@ Pipeline::ApplyPolicy(const std::vector<uint32_t>& n, const std::vector<double>&
             q.ctv_lo = at(uint8_t(g), m_c.ctv_floor_bins);
             q.ctv_hi = at(uint8_t(g), m_c.ctv_ceiling_bins);
         }
-    if (m_c.queue_layout == QueueLayout::Shared)
+    if (shared)
     {
-        // The common queue: the ants' (weight-1) curve, as the app reads it for flows of any weight
+        // The common queue: the ants' (weight-1) curve, so a flow of weight w is signalled above
+        // w times the range's rate (CSFQ's weighted law)
         QueueState& q = m_q[first[2] % Q]; // long-lived groups are 2.. (Allocate)
         q.ctv_lo = at(GROUP_ANT, m_c.ctv_floor_bins);
         q.ctv_hi = at(GROUP_ANT, m_c.ctv_ceiling_bins);
@@ -1354,8 +1501,8 @@ Pipeline::DiagDequeue(const Bridged& b, const EgMd& e, const QueueState& q, uint
     // R* = TVF^-1(CTV) on the model's falling TVF (pv_max/2 at the centre bin c, pv_max/(2 d) per
     // bin, d = steps per decade), continuous, + 1 bin for the marker's whole-bin floor of pos
     // (docs/eval.md; as the fairness analysis of 2026-11-25 computes it), against the
-    // controller's fair rate. Without a long-lived flow (fair_rate_bin 255) there is none.
-    if (m_fairRateBin == 255 || m_fairBps == 0)
+    // controller's fair rate. Without a long-lived flow there is none.
+    if (!m_haveFair || m_fairBps == 0)
         return;
     const double dd = double(m_c.tvf_steps_per_decade);
     const double istar = double(m_centreBin) + 1.0 + (double(m_c.pv_max) / 2.0 - double(e.ctv)) * 2.0 * dd /

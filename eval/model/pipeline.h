@@ -33,6 +33,12 @@ enum class QueueLayout : uint8_t
 /** "shared" or "isolated"; anything else throws std::invalid_argument naming `field` and the
  *  allowed values. */
 QueueLayout ParseQueueLayout(const std::string& text, const std::string& field);
+/** The intent's weighted-groups weights as "family:weight,..." (families of params
+ *  groups.families; unlisted ones weight 1, as FairnessIntent.weight) -> one weight per family in
+ *  FAMILY_* order. "" -> empty (the per-flow objective). Anything else than known families with
+ *  numbers in [policy.weight_min, weight_max], each once, throws std::invalid_argument naming
+ *  `field`, the family and the allowed values (the app's IntentValidator messages). */
+std::vector<double> ParseFamilyWeights(const std::string& text, const std::string& field);
 
 /** Knobs of the model. Defaults() reads every value from params/ccfair.json (generated headers). */
 struct Config
@@ -63,6 +69,9 @@ struct Config
     // the controller's CTV range: the owner group's TVF at the centre bin + these (aqm.ctv_*_bins)
     int32_t ctv_floor_bins, ctv_ceiling_bins;
     QueueLayout queue_layout;     // the controller's queue layout (params queues.layout)
+    // the governing intent's objective: empty = per-flow; else weighted-groups with one weight
+    // per family (FAMILY_* order; ParseFamilyWeights)
+    std::vector<double> family_weights;
     bool ecn;
     bool pv_aqm = true;           // model-only switch: false = no PV drops/marks (docs/eval-model.md, tuning 6)
     uint32_t cell_bytes;          // buffer cell (Tofino 1: 80 B); enq_qdepth is in cells
@@ -286,6 +295,9 @@ class Pipeline
     void SetQueueCtvRange(uint8_t q, uint16_t lo, uint16_t hi) { m_q[q].ctv_lo = lo, m_q[q].ctv_hi = hi; }
     /** The controller's fair rate: TVFs centred on it and fair_rate_bin = bin(bps >> bdp_shift). */
     void SetFairRate(uint64_t bps);
+    // Test hook: port_cfg's fair_rate_bin alone, e.g. the table default 255 a vector without a
+    // fair rate runs with on BMv2 (ptf-tests/tests/base_test.py).
+    void SetPortFairRateBin(uint8_t bin) { m_fairRateBin = bin; }
     void SetRttBoundaryUnits(uint32_t u) { m_c.rtt_boundary_units = u; }
 
     /** Model-only trace: flow_group's group changed (new flow: ant -> mouse; an update). */
@@ -304,14 +316,21 @@ class Pipeline
     /** TVF lookup as the marker does it: whole bin pos[9:2] of (lr_pv |-| nlog_u); miss -> pv_max. */
     uint16_t TvfPv(uint8_t group, uint16_t lr_pv, uint16_t u) const;
     /** Max-min fair rate at group granularity (PolicyCompiler.fairKbps): long-lived groups from
-     *  `first`; 0 when they hold no flow. */
+     *  `first`; 0 when they hold no flow. With `weight` (per group; empty: 1 everywhere) the rate
+     *  of a weight-1 flow when a flow of group g counts weight[g] times, never above link / the
+     *  smallest weight present (the app's weighted fairKbps). */
     static double FairRate(double link, const std::vector<uint32_t>& n, const std::vector<double>& sent,
-                           uint32_t first, uint32_t shift);
-    /** Queues per group (PolicyCompiler.allocate, per-flow objective); shared layout: 1 for every
-     *  long-lived group, all of them the same queue (FirstQueues). */
+                           uint32_t first, uint32_t shift, const std::vector<double>& weight = {});
+    /** Queues per group (PolicyCompiler.allocate): isolated layout's rest dealt by active flows x
+     *  `weight` (per group; empty: 1 for every long-lived group, the per-flow objective); shared
+     *  layout: 1 for every long-lived group, all of them the same queue (FirstQueues). */
     static std::vector<uint32_t> Allocate(uint32_t numQueues, uint32_t numGroups, uint32_t antQ, uint32_t miceQ,
                                           uint32_t slotsPerGroup, const std::vector<uint32_t>& flows,
-                                          QueueLayout layout = QueueLayout::Isolated);
+                                          QueueLayout layout = QueueLayout::Isolated,
+                                          const std::vector<double>& weight = {});
+    /** Per group the weight of the intent's objective (PolicyCompiler.plan): 0 for ants and
+     *  mice, 1 for every long-lived group under per-flow, its family's weight under weighted-groups. */
+    std::vector<double> GroupWeights() const;
     /** First queue of each group (QueueSplit): groups one after the other in id order; shared
      *  layout: the long-lived groups all start at one common queue. */
     static std::vector<uint32_t> FirstQueues(const std::vector<uint32_t>& queues, QueueLayout layout);
@@ -352,6 +371,8 @@ class Pipeline
     FlowDiag& DiagFlow(const Pkt& p, uint32_t flow_idx, uint8_t group);
     void DiagDequeue(const Bridged& b, const EgMd& e, const QueueState& q, uint8_t qi, Action a);
     uint16_t NextRand();
+    void SetPortFairRate(uint64_t bps); // port_cfg's fair rate and fair_rate_bin only
+    void CentreCurves(uint64_t bps);    // the TVFs (with m_shift) and the centre bin only
     uint8_t GroupId(uint32_t family, uint32_t sub) const { return uint8_t(2 + family * m_c.k + sub); }
 
     Config m_c;
@@ -378,9 +399,12 @@ class Pipeline
     // controller-written tables
     std::vector<uint8_t> m_queueMap;          // [group][slot] -> qid
     std::vector<std::vector<uint16_t>> m_tvf; // [group][bin] -> PV
-    uint8_t m_fairRateBin = 255;              // egress port_cfg fair_rate_bin (255: no fair rate)
+    uint8_t m_fairRateBin = 255;              // egress port_cfg fair_rate_bin (table default; the controller writes it)
+    bool m_haveFair = false;                  // the controller saw a long-lived flow (R* diagnostic)
     uint64_t m_fairBps = 0;                   // the fair rate the TVFs are centred on
     uint32_t m_centreBin = 0;                 // its bin (PolicyCompiler.centreBin): the TVF centre
+    // per group the curve's weight shift steps_per_decade x log10(w), real (Tvf.shiftOf; 0 per-flow)
+    std::vector<double> m_shift;
     // model-only
     std::vector<std::array<uint32_t, 4>> m_key; // per slot: the claiming packet's tuple (traces)
     std::vector<QueueState> m_q;

@@ -42,6 +42,10 @@ AQMS = ["fifo", "red", "codel", "fq_codel", "pie", "fq_pie", "ccfair"]
 # The ccfair controller's queue layouts (params queues.layout; the ONOS app's intent field
 # queue_layout): shared = every long-lived group in one queue, isolated = per-group queues.
 QUEUE_LAYOUTS = ["shared", "isolated"]
+# The ccfair controller's objective (the ONOS app's intent field objective, docs/policy-api.md):
+# per-flow = every long-lived flow one share; weighted-groups = each CC family (params
+# groups.families) weights[family] shares, unlisted families 1.
+OBJECTIVES = ["per-flow", "weighted-groups"]
 
 LIMITS = {  # field -> (min, max, integer?)
     "seed": (0, 2**31 - 1, True),
@@ -119,7 +123,7 @@ def _keys(obj, field, required, optional):
 def validate(scn, aqm_override=None):
     """Check a parsed scenario; return a normalised copy (defaults filled, flows expanded)."""
     _keys(scn, "", ["name", "link", "duration_s", "flows"],
-          ["seed", "warmup_s", "aqm", "description", "short_flows", "queue_layout"])
+          ["seed", "warmup_s", "aqm", "description", "short_flows", "queue_layout", "intent"])
     if not isinstance(scn["name"], str) or not scn["name"].strip():
         raise ScenarioError("name: expected a non-empty string")
     if "description" in scn and not isinstance(scn["description"], str):
@@ -148,6 +152,9 @@ def validate(scn, aqm_override=None):
         raise ScenarioError("queue_layout: unknown queue layout %s (allowed: %s)"
                             % (json.dumps(layout), ", ".join(QUEUE_LAYOUTS)))
     out["queue_layout"] = layout
+    # Like queue_layout: only ccfair has a controller; other AQMs accept and ignore the intent.
+    if "intent" in scn:
+        out["intent"] = _intent(scn["intent"])
     flows = scn["flows"]
     if not isinstance(flows, list) or not flows:
         raise ScenarioError("flows: expected a non-empty list")
@@ -171,6 +178,49 @@ def validate(scn, aqm_override=None):
     if "short_flows" in scn:
         out["short_flows"] = _short_flows(scn["short_flows"], out["duration_s"])
     return out
+
+
+def _intent(it):
+    """The optional "intent" object: the governing intent's objective and weights, checked as the
+    ONOS app's IntentJson / IntentValidator check them (same names, families and limits)."""
+    field = "intent"
+    _keys(it, field, ["objective"], ["weights"])
+    obj = it["objective"]
+    if obj not in OBJECTIVES:
+        raise ScenarioError("intent.objective: %s is not 'per-flow' or 'weighted-groups'" % json.dumps(obj))
+    out = {"objective": obj}
+    if obj == "per-flow":
+        if "weights" in it:
+            raise ScenarioError("intent.weights: only allowed with objective 'weighted-groups' "
+                                "(per-flow gives every flow one share)")
+        return out
+    fams = families()
+    w = it.get("weights")
+    if not isinstance(w, dict) or not w:
+        raise ScenarioError("intent.weights: objective 'weighted-groups' needs an object {family: weight} with at "
+                            "least one family weight %s, got %s" % (json.dumps(fams), json.dumps(w)))
+    lo, hi = weight_limits()
+    weights = {}
+    for fam in sorted(w):
+        v = w[fam]
+        where = "intent.weights.%s" % fam
+        if fam not in fams:
+            raise ScenarioError("%s: unknown family (known: %s)" % (where, ", ".join(fams)))
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise ScenarioError("%s: expected a number, got %s" % (where, json.dumps(v)))
+        if not lo <= v <= hi:
+            raise ScenarioError("%s: %s is out of range [%s, %s]" % (where, v, lo, hi))
+        weights[fam] = float(v)
+    out["weights"] = weights
+    return out
+
+
+def family_weight(intent, cc):
+    """The weight a flow of `cc` is due under a validated intent (None: per-flow): its family's
+    weight, unlisted families 1 (the app's FairnessIntent.weight)."""
+    if not intent or intent["objective"] != "weighted-groups":
+        return 1.0
+    return intent["weights"].get(CCS[cc][1].split(":")[0], 1.0)
 
 
 def _short_flows(sf, duration_s):
@@ -229,6 +279,16 @@ def default_queue_layout():
     return _params()["queues"]["layout"]
 
 
+def families():
+    """params groups.families: the names an intent's weights may use."""
+    return list(_params()["groups"]["families"])
+
+
+def weight_limits():
+    """(policy.weight_min, policy.weight_max): an intent weight's range."""
+    return _params()["policy"]["weight_min"], _params()["policy"]["weight_max"]
+
+
 def group_names():
     return ccparams.group_names(_params())
 
@@ -254,7 +314,9 @@ def sim_args(s, timeline_ms=0, sim=SIM):
             "--duration_s=%g" % s["duration_s"], "--warmup_s=%g" % s["warmup_s"],
             "--seed=%d" % s["seed"], "--aqm=%s" % s["aqm"], "--flows=%s" % flows,
             "--timeline_ms=%g" % timeline_ms] + short + (
-            ["--queue_layout=%s" % s["queue_layout"]] if s["aqm"] == "ccfair" and "queue_layout" in s else []) + [
+            ["--queue_layout=%s" % s["queue_layout"]] if s["aqm"] == "ccfair" and "queue_layout" in s else []) + (
+            ["--weights=" + ",".join("%s:%r" % kv for kv in sorted(s["intent"]["weights"].items()))]
+            if s["aqm"] == "ccfair" and s.get("intent", {}).get("objective") == "weighted-groups" else []) + [
             "--%s=%s" % kv for kv in sorted(s.get("tcp", {}).items())]
 
 
@@ -376,6 +438,8 @@ def summarise(s, raw, timeline_ms=0):
         out["short_flows"] = short
     if s["aqm"] == "ccfair" and "queue_layout" in s:
         out["queue_layout"] = s["queue_layout"]
+    if s["aqm"] == "ccfair" and "intent" in s:
+        out["intent"] = s["intent"]
     if timeline_ms:
         out["timeline_ms"] = timeline_ms
     return out

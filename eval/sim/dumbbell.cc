@@ -426,7 +426,7 @@ OnGroupChange(Ipv4Address src, uint16_t, Ipv4Address, uint16_t, uint8_t oldGroup
 // in Linux fq_codel; only DCTCP flows negotiate ECN, the others are dropped instead.
 Ptr<QueueDisc>
 InstallAqm(const std::string& aqm, Ptr<NetDevice> dev, uint32_t bufferPkts, double rateMbps,
-           const std::string& queueLayout)
+           const std::string& queueLayout, const std::string& weights)
 {
     TrafficControlHelper tch;
     std::string limit = std::to_string(bufferPkts) + "p";
@@ -468,11 +468,12 @@ InstallAqm(const std::string& aqm, Ptr<NetDevice> dev, uint32_t bufferPkts, doub
         // Target delay, ECN and controller period come from params/ccfair.json via the
         // model's defaults; link rate and the port's buffer are properties of the scenario
         // (the same packet limit every other AQM gets), and so is the emulated controller's
-        // queue layout (empty: params queues.layout).
+        // queue layout (empty: params queues.layout) and the intent's weights (empty: per-flow).
         tch.SetRootQueueDisc("ns3::CcfairQueueDisc",
                              "MaxSize", StringValue(limit),
                              "LinkRate", DataRateValue(DataRate(rateMbps * 1e6)),
-                             "QueueLayout", StringValue(queueLayout));
+                             "QueueLayout", StringValue(queueLayout),
+                             "Weights", StringValue(weights));
 #else
         Fail("aqm 'ccfair' is unavailable: the ccfair model (eval/model/ccfair-queue-disc.h) "
              "was not built into this binary");
@@ -500,6 +501,7 @@ main(int argc, char* argv[])
     double accessFactor = 10;
     std::string aqm = "fifo";
     std::string queueLayout;
+    std::string weights;
     std::string flowsArg;
     std::string shortArg;
     std::string recovery = "prr";
@@ -515,6 +517,8 @@ main(int argc, char* argv[])
     cmd.AddValue("seed", "run number for the RNG", seed);
     cmd.AddValue("aqm", "fifo|red|codel|fq_codel|pie|fq_pie|ccfair", aqm);
     cmd.AddValue("queue_layout", "ccfair only: shared|isolated (default: params queues.layout)", queueLayout);
+    cmd.AddValue("weights", "ccfair only: the intent's weighted-groups weights, FAMILY:W,... (default: per-flow)",
+                 weights);
     cmd.AddValue("flows", "TYPE,RTT_MS,START_S;...", flowsArg);
     cmd.AddValue("short", "short flows: TYPE,RTT_MS,ARRIVAL_PER_S,DIST,START_S,STOP_S (DIST: web)", shortArg);
     cmd.AddValue("timeline_ms", "per-flow throughput sample period, 0 = off", timelineMs);
@@ -541,6 +545,20 @@ main(int argc, char* argv[])
     {
         Fail("queue_layout: only aqm ccfair has a queue layout, got aqm " + aqm);
     }
+    if (!weights.empty() && aqm != "ccfair")
+    {
+        Fail("weights: only aqm ccfair has an intent, got aqm " + aqm);
+    }
+#ifdef CCFAIR_MODEL
+    try
+    {
+        ccfair::ParseFamilyWeights(weights, "weights");
+    }
+    catch (const std::invalid_argument& e)
+    {
+        Fail(e.what());
+    }
+#endif
     std::vector<FlowSpec> flows = ParseFlows(flowsArg);
     const bool haveShort = !shortArg.empty();
     if (haveShort)
@@ -595,7 +613,7 @@ main(int argc, char* argv[])
     bottleneck.SetChannelAttribute("Delay", TimeValue(MilliSeconds(kBottleneckDelayMs)));
     bottleneck.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue("1p"));
     NetDeviceContainer bnDevs = bottleneck.Install(routers.Get(0), routers.Get(1));
-    Ptr<QueueDisc> qdisc = InstallAqm(aqm, bnDevs.Get(0), bufferPkts, rateMbps, queueLayout);
+    Ptr<QueueDisc> qdisc = InstallAqm(aqm, bnDevs.Get(0), bufferPkts, rateMbps, queueLayout, weights);
     deepFifo.Install(bnDevs.Get(1));
 
     Ipv4AddressHelper addr;

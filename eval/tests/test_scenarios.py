@@ -94,6 +94,84 @@ def test_simulator_rejects_a_bad_layout():
         assert r.returncode == 2 and msg in r.stderr, r.stderr
 
 
+WEIGHTED = {"objective": "weighted-groups", "weights": {"delay": 2, "loss": 1}}
+
+# Each bad intent names its field, with the ONOS app's names, families and limits (params policy).
+BAD_INTENTS = [
+    ("per-flow", "intent: expected an object"),
+    ({"weights": {"loss": 2}}, "intent.objective: required field missing"),
+    ({"objective": "weighted", "weights": {"loss": 2}},
+     "intent.objective: \"weighted\" is not 'per-flow' or 'weighted-groups'"),
+    ({"objective": "weighted-groups"}, "intent.weights: objective 'weighted-groups' needs an object"),
+    ({"objective": "weighted-groups", "weights": {}}, "intent.weights: objective 'weighted-groups' needs an object"),
+    ({"objective": "weighted-groups", "weights": [2, 1]}, "intent.weights: objective 'weighted-groups' needs"),
+    ({"objective": "per-flow", "weights": {"loss": 2}}, "intent.weights: only allowed with objective 'weighted-groups'"),
+    ({"objective": "weighted-groups", "weights": {"bbr": 2}},
+     "intent.weights.bbr: unknown family (known: delay, loss, hybrid)"),
+    ({"objective": "weighted-groups", "weights": {"loss": "2"}}, "intent.weights.loss: expected a number, got \"2\""),
+    ({"objective": "weighted-groups", "weights": {"loss": True}}, "intent.weights.loss: expected a number, got true"),
+    ({"objective": "weighted-groups", "weights": {"loss": 0}}, "intent.weights.loss: 0 is out of range [0.01, 100]"),
+    ({"objective": "weighted-groups", "weights": {"delay": 101}}, "intent.weights.delay: 101 is out of range"),
+    (dict(WEIGHTED, priority=3), "intent.priority: unknown field (allowed: objective, weights)"),
+]
+
+
+@pytest.mark.parametrize("intent,msg", BAD_INTENTS, ids=[str(i) for i in range(len(BAD_INTENTS))])
+def test_intent_validation_names_the_field(intent, msg):
+    with pytest.raises(ce.ScenarioError) as e:
+        ce.validate(dict(GOOD, intent=intent), "ccfair")
+    assert msg in str(e.value)
+
+
+def test_intent_limits_are_the_apps():
+    # the same families and weight range as the ONOS app's IntentValidator (params/ccfair.json)
+    p = ce.ccparams.load()
+    assert ce.families() == p["groups"]["families"] == ["delay", "loss", "hybrid"]
+    assert ce.weight_limits() == (p["policy"]["weight_min"], p["policy"]["weight_max"])
+    lo, hi = ce.weight_limits()
+    for w in (lo, hi):
+        ce.validate(dict(GOOD, intent={"objective": "weighted-groups", "weights": {"hybrid": w}}))
+
+
+def test_intent_reaches_only_ccfair():
+    s = ce.validate(dict(GOOD, intent=WEIGHTED), "ccfair")
+    assert s["intent"] == {"objective": "weighted-groups", "weights": {"delay": 2.0, "loss": 1.0}}
+    assert "--weights=delay:2.0,loss:1.0" in ce.sim_args(s)
+    assert not any(a.startswith("--weights") for a in ce.sim_args(ce.validate(dict(GOOD, intent=WEIGHTED))))
+    per = ce.validate(dict(GOOD, intent={"objective": "per-flow"}), "ccfair")
+    assert per["intent"] == {"objective": "per-flow"}
+    assert not any(a.startswith("--weights") for a in ce.sim_args(per))
+    assert "intent" not in ce.validate(GOOD, "ccfair")
+    assert [ce.family_weight(s["intent"], cc) for cc in ("vegas", "cubic", "bbr")] == [2.0, 1.0, 1.0]
+    assert ce.family_weight(None, "vegas") == ce.family_weight(per["intent"], "vegas") == 1.0
+
+
+def test_cli_rejects_a_bad_intent_and_runs_nothing(tmp_path):
+    bad = dict(GOOD, aqm="ccfair", intent={"objective": "weighted-groups", "weights": {"loss": 1000}})
+    r = subprocess.run([RUN, write(tmp_path, bad)], capture_output=True, text=True)
+    assert r.returncode == 2 and r.stdout == ""
+    assert "intent.weights.loss: 1000 is out of range" in r.stderr
+
+
+@needs_model
+def test_end_to_end_ccfair_weighted(tmp_path):
+    scn = dict(GOOD, intent={"objective": "weighted-groups", "weights": {"hybrid": 4}})
+    s = ce.validate(scn, "ccfair")
+    res = run_cli(tmp_path, scn, "--aqm", "ccfair")
+    check_invariants(res, s)
+    assert res["intent"] == {"objective": "weighted-groups", "weights": {"hybrid": 4.0}}
+    assert "intent" not in run_cli(tmp_path, scn, "--aqm", "fifo")
+
+
+@needs_model
+def test_simulator_rejects_bad_weights():
+    args = ce.sim_args(ce.validate(dict(GOOD, intent=WEIGHTED), "ccfair"))
+    for bad, msg in [("bbr:2", "weights.bbr: unknown family"), ("loss:500", "weights.loss: 500 outside [0.01, 100]")]:
+        a = [x if not x.startswith("--weights") else "--weights=" + bad for x in args]
+        r = subprocess.run(a, capture_output=True, text=True)
+        assert r.returncode == 2 and msg in r.stderr, r.stderr
+
+
 def test_too_many_flows():
     with pytest.raises(ce.ScenarioError, match="at most"):
         ce.validate(mutate(("flows", 0, "count"), 1000))

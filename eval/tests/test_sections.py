@@ -80,3 +80,85 @@ def test_sections_markdown_without_simulating(tmp_path, monkeypatch):
 def test_sections_flag_rejects_unknown_section(capsys):
     assert mr.cli(["--sections", "3"]) == 2
     assert "--sections takes" in capsys.readouterr().err
+
+
+def test_weighted_scenarios_carry_their_intent():
+    """Section 9: every run is ccfair with its layout and intent; the weighted ones pass --weights."""
+    scns, keys = mr.weighted_scenarios()
+    assert len(scns) == sum(len(x[2]) for x in mr.WEIGHTED) * len(mr.WEIGHT_LAYOUTS) * len(mr.WEIGHT_SEEDS)
+    for s, (label, intent, layout, seed) in zip(scns, keys):
+        args = ce.sim_args(s)
+        assert s["aqm"] == "ccfair" and "--queue_layout=%s" % layout in args and "--seed=%d" % seed in args
+        weights = [a for a in args if a.startswith("--weights=")]
+        assert (intent == "per-flow") == (not weights)
+    assert "--weights=delay:2.0,loss:1.0" in ce.sim_args(scns[keys.index(("8 Vegas + 8 Cubic", "delay 2 : loss 1",
+                                                                            "shared", 1))])
+    assert "--weights=hybrid:1.0,loss:3.0" in ce.sim_args(scns[keys.index(("8 Cubic + 8 BBR", "loss 3 : hybrid 1",
+                                                                            "shared", 1))])
+
+
+def fake_weighted(deliver, in_family):
+    """Stand-in runner for section 9: each flow's goodput = deliver(intent weights, family); each flow
+    in its own family's group from warm-up on if in_family, else in 'ant' throughout."""
+    def run_many(scenarios, label="sweep", timeline_ms=0):
+        res = []
+        for s in scenarios:
+            w = s["intent"].get("weights", {})
+            flows = []
+            for f in s["flows"]:
+                fam = mr.family_of(f["cc"])
+                flows.append({"cc": f["cc"], "goodput_mbps": deliver(w, fam),
+                              "group_timeline": [[0.5, fam + "0"]] if in_family else []})
+            res.append({"name": s["name"], "aqm": "ccfair", "jfi": 1.0, "utilization": 0.97,
+                        "qdelay_p99_ms": 3.0 + s["seed"], "flows": flows})
+        return res, 0.0, len(scenarios)
+    return run_many
+
+
+def section9(tmp_path, monkeypatch, deliver, in_family=True):
+    monkeypatch.setattr(runner, "run_many", fake_weighted(deliver, in_family))
+    monkeypatch.setattr(runner, "snapshot_binary", lambda: ("fakehash", "/nonexistent/sim"))
+    monkeypatch.setattr(mr, "FIG_DIR", mr.FIG_DIR)
+    assert mr.sections_only(["9"], out_dir=str(tmp_path)) == 0
+    s9 = (tmp_path / "results-extra.md").read_text().split("## 9.")[1].split("## Diagnostics")[0]
+    return s9, [r.split(" | ") for r in s9.splitlines() if r.startswith("| ") and not r.startswith("| population")]
+
+
+def test_weighted_section_delivered_as_asked(tmp_path, monkeypatch):
+    # goodput = the family's weight: delivered = asked, every weighted run meets the goal
+    s9, rows = section9(tmp_path, monkeypatch, lambda w, fam: w.get(fam, 1.0))
+    assert len(rows) == sum(len(x[2]) for x in mr.WEIGHTED) * len(mr.WEIGHT_LAYOUTS)
+    by = {(r[0].strip("| "), r[1], r[2]): r for r in rows}
+    r = by[("8 Vegas + 8 Cubic", "delay 1 : loss 2", "isolated")]
+    assert r[3] == "0.50" and r[4].startswith("0.50 [0.50") and r[5] == "+0 %"
+    assert r[6] == "delay 1.00 / loss 1.00" and r[7] == "delay 100 % / loss 100 %"
+    assert by[("8 Cubic + 8 BBR", "loss 3 : hybrid 1", "shared")][3] == "3.00"
+    assert r[10].strip(" |") == "%.1f" % (3.0 + max(mr.WEIGHT_SEEDS))  # p99: the highest over the seeds
+    n = sum(len(x[2]) - 1 for x in mr.WEIGHTED) * len(mr.WEIGHT_LAYOUTS)
+    assert "ratio with JFI ≥ 0.95 in both families: %d of %d." % (n, n) in s9
+
+
+def test_weighted_section_shows_a_missed_ratio(tmp_path, monkeypatch):
+    # every flow gets the same goodput whatever the intent (and never sits in its family's groups)
+    s9, rows = section9(tmp_path, monkeypatch, lambda w, fam: 2.0, in_family=False)
+    by = {(r[0].strip("| "), r[1], r[2]): r for r in rows}
+    r = by[("8 Vegas + 8 Cubic", "delay 2 : loss 1", "shared")]
+    assert r[4].startswith("1.00") and r[5] == "-50 %" and r[7] == "delay 0 % / loss 0 %"
+    assert by[("8 Cubic + 8 BBR", "loss 3 : hybrid 1", "shared")][5] == "-67 %"
+    assert "in both families: 0 of" in s9
+
+
+def test_confusion_matrix_counts_time_after_the_skip():
+    """60 RTTs of 100 ms skip the first 6 s; time is split by family, K sub-groups merged."""
+    res = {"flows": [{"cc": "cubic", "start_s": 0.0, "rtt_ms": 100,
+                      "group_timeline": [[0.0, "mouse"], [5.0, "loss0"], [10.0, "hybrid0"], [12.0, "loss1"]]},
+                     {"cc": "cubic", "start_s": 0.0, "rtt_ms": 400,  # 24 s of skip: outside an 18 s run
+                      "group_timeline": [[0.0, "mouse"]]}]}
+    conf = mr.confusion([(res, 18.0)])
+    c = conf["cubic"]
+    assert c["n"] == 1
+    assert c["share"]["loss"] == pytest.approx((4 + 6) / 12)
+    assert c["share"]["loss-delay"] == pytest.approx(2 / 12)
+    assert c["share"]["mouse"] == 0.0
+    assert mr.conf_family("delay1") == "delay" and mr.conf_family("hybrid1") == "model"
+    assert "**83 %**" in mr.confusion_table(conf)

@@ -169,6 +169,7 @@ struct ingress_metadata_t {
     bit<32>     deadline;
     bit<1>      syn_only;
     bit<1>      syn_ack;
+    bit<1>      fin_rst;    // FIN or RST without SYN: the connection closes (group_close)
     bit<16>     data_pkt;   // 0 for a pure ACK, else 1
     bit<32>     pkt_len32;
     bit<16>     now16;

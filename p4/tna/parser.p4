@@ -10,7 +10,7 @@ parser IngressParserImpl(packet_in pkt,
     state start {
         // Flags and values read before they may be written start at 0.
         md.routed = 0; md.punt = 0; md.has_port = 0; md.is_update = 0; md.track = 0;
-        md.syn_only = 0; md.syn_ack = 0; md.data_pkt = 1;
+        md.syn_only = 0; md.syn_ack = 0; md.fin_rst = 0; md.data_pkt = 1;
         md.fg_written = 0; md.slot = 0; md.trk = 0;
         // Keys of rtt_fix and deadline_op, set only by rtt_sample_op / use_sample:
         // without this bf-p4c overlaid both with global_tstamp[31:24] (B4), so
@@ -107,14 +107,20 @@ parser IngressParserImpl(packet_in pkt,
         md.l4_sport = hdr.tcp.src_port;
         md.l4_dport = hdr.tcp.dst_port;
         // SYN flags here: each is a table less in the pipeline.
-        transition select(hdr.tcp.syn, hdr.tcp.ack) {
-            (1, 0): parse_tcp_syn;
-            (1, 1): parse_tcp_syn_ack;
+        transition select(hdr.tcp.syn, hdr.tcp.ack, hdr.tcp.fin, hdr.tcp.rst) {
+            (1, 0, _, _): parse_tcp_syn;
+            (1, 1, _, _): parse_tcp_syn_ack;
+            (0, _, 1, _): parse_tcp_close;
+            (0, _, _, 1): parse_tcp_close;
             default: accept;
         }
     }
     state parse_tcp_syn {
         md.syn_only = 1;
+        transition accept;
+    }
+    state parse_tcp_close {
+        md.fin_rst = 1;
         transition accept;
     }
     state parse_tcp_syn_ack {

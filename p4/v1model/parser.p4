@@ -11,7 +11,7 @@ parser ParserImpl(packet_in pkt,
                   inout standard_metadata_t sm) {
     state start {
         lmd.ig.routed = 0; lmd.ig.punt = 0; lmd.ig.has_port = 0; lmd.ig.is_update = 0; lmd.ig.track = 0;
-        lmd.ig.syn_only = 0; lmd.ig.syn_ack = 0; lmd.ig.data_pkt = 1;
+        lmd.ig.syn_only = 0; lmd.ig.syn_ack = 0; lmd.ig.fin_rst = 0; lmd.ig.data_pkt = 1;
         lmd.ig.fg_written = 0; lmd.ig.slot = 0; lmd.ig.trk = 0;
         lmd.ig.rtt_smp = 0; lmd.ig.restart = 0;   // as tna/parser.p4 (BMv2 zeroes metadata anyway)
         lmd.ig.fg_new = 2w3 ++ 9w0 ++ (bit<5>)GROUP_MOUSE;
@@ -101,14 +101,20 @@ parser ParserImpl(packet_in pkt,
         pkt.extract(hdr.tcp);
         lmd.ig.l4_sport = hdr.tcp.src_port;
         lmd.ig.l4_dport = hdr.tcp.dst_port;
-        transition select(hdr.tcp.syn, hdr.tcp.ack) {
-            (1, 0): parse_tcp_syn;
-            (1, 1): parse_tcp_syn_ack;
+        transition select(hdr.tcp.syn, hdr.tcp.ack, hdr.tcp.fin, hdr.tcp.rst) {
+            (1, 0, _, _): parse_tcp_syn;
+            (1, 1, _, _): parse_tcp_syn_ack;
+            (0, _, 1, _): parse_tcp_close;
+            (0, _, _, 1): parse_tcp_close;
             default: accept;
         }
     }
     state parse_tcp_syn {
         lmd.ig.syn_only = 1;
+        transition accept;
+    }
+    state parse_tcp_close {
+        lmd.ig.fin_rst = 1;
         transition accept;
     }
     state parse_tcp_syn_ack {

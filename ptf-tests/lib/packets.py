@@ -82,6 +82,13 @@ class Flow:
     def data(self, size=1000, seq=1):
         return self._pkt(True, "A", size, seq=seq, ack=1)
 
+    def fin(self, fwd=True, seq=1):
+        """FIN+ACK in either direction (the program closes the flow's slot on FIN or RST)."""
+        return self._pkt(fwd, "FA", 64, seq=seq, ack=1)
+
+    def rst(self, fwd=True, seq=1):
+        return self._pkt(fwd, "R", 64, seq=seq)
+
     def rev_ack(self, ack=1):
         return self._pkt(False, "A", 64, seq=1, ack=ack)
 

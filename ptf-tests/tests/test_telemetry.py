@@ -65,6 +65,45 @@ class NewFlowEntersMouse(CcfairTest):
 
 
 @group("telemetry")
+class ClosedFlowLeavesItsGroup(CcfairTest):
+    """A FIN (or a RST) of a tracked flow counts it leaving its group at once and clears its
+    group word (0), so the controller's active flows (enter - leave) drop with the close, not
+    when the slot is reused (docs/algorithm.md D8). The other side's FIN and a late packet on
+    the closed slot count nothing more; a RST closes a second flow the same way."""
+
+    def runTest(self):
+        p1, p2 = self.ports[0], self.ports[1]
+        self.forward_pair(p1, p2)
+        mouse = self.group_id("mouse")
+        for n, close in enumerate(("fin", "rst")):
+            f = K.Flow(0, 1, 47010 + n)
+            self.clear_slot(f)
+            self.wait_claimable()
+            e0, l0 = self.pg(ENTER, p2, mouse)[0], self.pg(LEAVE, p2, mouse)[0]
+            all_e0, all_l0 = self.pg_packets(ENTER, p2), self.pg_packets(LEAVE, p2)
+            self.send(p1, f.syn())
+            self.send(p1, f.ack())
+            self.recv_all(p2, 0.1)
+            fid = self.new_flow_id(f)
+            self.assertEqual(self.pg(ENTER, p2, mouse)[0] - e0, 1, "%s: the new flow did not enter" % close)
+            self.assertNotEqual(self.read_register(IG + ".flow_tracker.flow_group", fid), 0)
+            self.send(p1, f.fin() if close == "fin" else f.rst())
+            self.recv_all(p2, 0.1)
+            self.assertEqual(self.read_register(IG + ".flow_tracker.flow_group", fid), 0,
+                             "%s: the group word was not cleared" % close)
+            self.assertEqual(self.pg(LEAVE, p2, mouse)[0] - l0, 1, "%s: the flow did not leave (port, mouse)" % close)
+            # the other side's FIN, a duplicate and a late data packet: no second leave, no entry
+            self.send(p2, f.fin(fwd=False))
+            self.send(p1, f.fin() if close == "fin" else f.rst())
+            self.send(p1, f.data(200, seq=2))
+            self.recv_all(p2, 0.1)
+            self.recv_all(p1, 0.1)
+            self.assertEqual(self.pg_packets(LEAVE, p2) - all_l0, 1, "%s: a second leave" % close)
+            self.assertEqual(self.pg_packets(ENTER, p2) - all_e0, 1, "%s: an entry after the close" % close)
+            self.assertEqual(self.read_register(IG + ".flow_tracker.flow_group", fid), 0)
+
+
+@group("telemetry")
 class StatsIndexDecidesTheCells(CcfairTest):
     """Two output ports configured with each other's stats index count into each other's cells
     (docs/dataplane.md, "Port stats index"): the index in the port configuration, not the port,

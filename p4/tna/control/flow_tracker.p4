@@ -143,6 +143,24 @@ control FlowTracker(inout ingress_headers_t hdr,
             v = md.fg_new;
         }
     };
+    // An egress update does not bring a closed slot (word 0) back: a packet
+    // queued before the FIN can still end an interval (update.p4 skips it).
+    RegisterAction<bit<16>, bit<FLOW_IDX_BITS>, bit<16>>(flow_group) group_update = {
+        void apply(inout bit<16> v, out bit<16> rv) {
+            rv = v;
+            if (v >= 0x8000) { // valid (bit 15)
+                v = md.fg_new;
+            }
+        }
+    };
+    // FIN or RST: the flow leaves its group now, not when its slot is reused,
+    // so the controller's flow count (enter - leave) follows closed flows.
+    RegisterAction<bit<16>, bit<FLOW_IDX_BITS>, bit<16>>(flow_group) group_close = {
+        void apply(inout bit<16> v, out bit<16> rv) {
+            rv = v;
+            v = 0;
+        }
+    };
 
     action symmetric() {
         // Both directions of a connection give the same tuple.
@@ -272,7 +290,7 @@ control FlowTracker(inout ingress_headers_t hdr,
     // trk: 0 collision, bit 0 clear = new slot; a SYN restarts the slot.
     @hidden action group_update_op() {
         md.fg_written = 1;
-        md.fg_old = group_write.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+        md.fg_old = group_update.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
     }
     @hidden action group_new_op() {
         md.bridged.tracked = 1;
@@ -284,6 +302,12 @@ control FlowTracker(inout ingress_headers_t hdr,
         md.bridged.tracked = 1;
         md.fg_old = group_read.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
     }
+    @hidden action group_close_op() {
+        md.bridged.tracked = 1;
+        md.fg_written = 1;
+        md.fg_new = 0;
+        md.fg_old = group_close.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+    }
     AT_STAGE(STAGE_IG_GROUP) @hidden
     table group_op {
         key = {
@@ -291,14 +315,16 @@ control FlowTracker(inout ingress_headers_t hdr,
             md.track: ternary;
             md.trk: ternary;
             md.syn_only: ternary;
+            md.fin_rst: ternary;
         }
-        actions = { group_update_op; group_new_op; group_hit_op; no_op; }
+        actions = { group_update_op; group_new_op; group_hit_op; group_close_op; no_op; }
         const entries = {
-            (1, _, _, _) : group_update_op();
-            (0, 1, TRK_COLLIDE &&& 0xFFFF, _) : no_op();
-            (0, 1, 0 &&& 1, _) : group_new_op();
-            (0, 1, _, 1) : group_new_op();
-            (0, 1, _, _) : group_hit_op();
+            (1, _, _, _, _) : group_update_op();
+            (0, 1, TRK_COLLIDE &&& 0xFFFF, _, _) : no_op();
+            (0, 1, 0 &&& 1, _, _) : group_new_op();
+            (0, 1, _, 1, _) : group_new_op();
+            (0, 1, _, _, 1) : group_close_op();
+            (0, 1, _, _, _) : group_hit_op();
         }
         const default_action = no_op();
         size = 8;

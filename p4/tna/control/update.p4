@@ -25,8 +25,12 @@ control GroupUpdate(in ingress_headers_t hdr,
     };
 
     apply {
-        if (md.fg_written == 1 && md.fg_new != md.fg_old) {
-            if (md.is_update == 1) {
+        // An update that found its slot closed wrote nothing (group_update).
+        if (md.fg_written == 1 && md.fg_new != md.fg_old
+                && (md.is_update == 0 || md.fg_old[15:15] == 1)) {
+            if (md.fg_new[15:15] == 0) {
+                // Closed (FIN/RST): leaves below, enters nothing.
+            } else if (md.is_update == 1) {
                 pg_flow_enter.count(md.fg_new[13:0]);
             } else {
                 // New flow (mouse): the port is the one forwarding chose.

@@ -210,11 +210,20 @@ control FlowTracker(inout headers_t hdr,
         }
         // group_op: an update, a new flow (new slot or a SYN) or a hit
         if (md.is_update == 1) {
-            group_write();
+            // TNA group_update: an egress update does not bring a closed slot (0) back
+            flow_group.read(md.fg_old, (bit<32>)idx);
+            if (md.fg_old[15:15] == 1) {
+                flow_group.write((bit<32>)idx, md.fg_new);
+            }
+            md.fg_written = 1;
         } else if (md.track == 1 && md.trk != TRK_COLLIDE) {
             md.bridged.tracked = 1;
             if (md.trk[0:0] == 0 || md.syn_only == 1) {
                 md.bridged.flow_new = 1;
+                group_write();
+            } else if (md.fin_rst == 1) {
+                // TNA group_close: FIN or RST, the flow leaves its group now (update.p4)
+                md.fg_new = 0;
                 group_write();
             } else {
                 flow_group.read(md.fg_old, (bit<32>)idx);

@@ -54,7 +54,7 @@ public final class PolicyCompiler {
     /** Id reported for ports no intent covers; not a valid user intent id. */
     public static final String DEFAULT_INTENT_ID = "(default)";
 
-    /** Fair rate bin of a port without long-lived flows (data-plane default: never reached). */
+    /** Fair rate bin of a port without a known speed (the data-plane default: never reached). */
     public static final int NO_FAIR_RATE_BIN = 255;
 
     private static final Comparator<FairnessIntent> PRECEDENCE =
@@ -364,7 +364,7 @@ public final class PolicyCompiler {
             QueueSplit queues = split(plan, flowsOf[i]);
             int[][] ctv = ctvRange(queues, profile, centre[i], plan.tvf.binShift);
             out.add(new PortPolicy(p.number(), p.role(), in.id(), queues, profileId,
-                                   bin(fair[i], bdpShift), plan.classifier, in.targetDelayUs(),
+                                   portFairBin(p.speedMbps(), fair[i]), plan.classifier, in.targetDelayUs(),
                                    plan.adaptive, plan.buffer, limits, ctv[0], ctv[1], p.statsIndex()));
         }
         return new DevicePolicy(deviceId, out, ids, numQueues);
@@ -485,15 +485,25 @@ public final class PolicyCompiler {
 
     /**
      * Fair rate of one long-lived flow (port speed / long-lived flows, shifted
-     * right by classifier.bdp_shift) as a rate bin; 255 ("never reached") when
-     * the port carries no long-lived flow.
+     * right by classifier.bdp_shift) as a rate bin; without a long-lived flow the
+     * link speed's, and 255 ("never reached") only without a known speed.
      *
      * @param speedMbps port speed
      * @param flows     active flows per group, or null
      * @return rate bin
      */
     public int fairRateBin(long speedMbps, int[] flows) {
-        return bin(fairKbps(speedMbps, flows, null), bdpShift);
+        return portFairBin(speedMbps, fairKbps(speedMbps, flows, null));
+    }
+
+    // port_cfg's fair_rate_bin: the fair rate's bin; without a long-lived flow the link's
+    // (as the TVF centre), so the slow-start BDP test and its one drop end a first flow's slow
+    // start at the link's BDP instead of never (docs/algorithm.md D7); 255 without a speed.
+    private int portFairBin(long speedMbps, double fairKbps) {
+        if (fairKbps > 0) {
+            return bin(fairKbps, bdpShift);
+        }
+        return speedMbps > 0 ? bin(speedMbps * 1000.0, bdpShift) : NO_FAIR_RATE_BIN;
     }
 
     /**
@@ -571,7 +581,7 @@ public final class PolicyCompiler {
         return Math.min(fair, top);
     }
 
-    // Rate bin of kbps >> shift; NO_FAIR_RATE_BIN for 0 (no long-lived flow).
+    // Rate bin of kbps >> shift; NO_FAIR_RATE_BIN for 0 (callers pass the link's rate instead).
     private int bin(double kbps, int shift) {
         if (kbps <= 0) {
             return NO_FAIR_RATE_BIN;

@@ -235,7 +235,7 @@ public final class PortPolicy {
     /**
      * Fair rate of one long-lived flow on this port, as a rate bin.
      *
-     * @return bin (255 when the port has no long-lived flows)
+     * @return bin (the link speed's when the port has no long-lived flows; 255 without a speed)
      */
     public int fairRateBin() {
         return fairRateBin;

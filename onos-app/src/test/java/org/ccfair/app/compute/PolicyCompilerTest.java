@@ -53,7 +53,9 @@ public class PolicyCompilerTest {
                 assertEquals(P.integer("aqm", "target_delay_us"), p.targetDelayUs());
                 assertEquals(P.integer("classifier", "m_ld"), p.mLd());
                 assertEquals(P.integer("cocoa", "initial_limit_pkts"), p.bufferLimitPkts());
-                assertEquals(PolicyCompiler.NO_FAIR_RATE_BIN, p.fairRateBin());
+                // No long-lived flow: the link speed's bin, 16 log10(kbps / 10): 100 Gbit/s
+                // fabric ports 112, 25 Gbit/s edge ports floor(102.4) = 102 (D7).
+                assertEquals(p.role() == PortRole.EDGE ? 102 : 112, p.fairRateBin());
                 assertTrue(sum(p) <= q);
                 for (int i = 0; i < g; i++) {
                     assertTrue("every group needs a queue", p.queues(i) >= 1 && p.queues(i) <= slots);
@@ -302,7 +304,8 @@ public class PolicyCompilerTest {
         flows[0] = 100; // ants are not long-lived
         StatsSnapshot s = StatsSnapshot.builder().port("device:s1", 2, flows).build();
         DevicePolicy d = c.compile(f, List.of(), s, Map.of()).get("device:s1");
-        assertEquals(PolicyCompiler.NO_FAIR_RATE_BIN, d.port(1).fairRateBin());
+        // port 1 has no long-lived flow: the link's bin, 16 * log10(10^7 / 10) = 96, not 255
+        assertEquals(96, d.port(1).fairRateBin());
         // 10 Gbit/s / 10 flows = 1 Gbit/s = 10^6 kbit/s; bin = 16 * log10(10^6 / 10) = 80.
         assertEquals(80, d.port(2).fairRateBin());
     }
