@@ -4,17 +4,18 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help deps run test app p4 eval bench ptf clean
+.PHONY: help deps run test app p4 eval bench ptf testbed clean
 
 help:
 	@echo "make run    install deps, build, run the default fairness demo (FIFO, fq_codel, ccfair)"
-	@echo "make test   install deps, run every test suite (Java, Python, C++, P4 checks, PTF on BMv2 when installed)"
+	@echo "make test   install deps, run every test suite (Java, Python, C++, P4 checks, PTF and the testbed smoke on BMv2 when installed)"
 	@echo "make deps   install what the project needs (apt, PyPI incl. ns-3.44; Maven resolves on first build)"
 	@echo "make app    build the ONOS app (.oar) only"
 	@echo "make p4     compile the P4 program for tofino and tofino2 (needs bf-p4c)"
 	@echo "make eval   regenerate docs/results.md (full evaluation sweep, about 20 CPU-min: 10-30 min on 2 cores)"
 	@echo "make bench  run the ONOS policy-computation benchmark (JMH)"
 	@echo "make ptf    run the PTF suite on tofino-model (needs the Intel SDE)"
+	@echo "make testbed  real kernel TCP (iperf3) through the P4 program on BMv2, FIFO vs ccfair vs the ns-3 model (root; about 12 min)"
 	@echo "make clean  remove build outputs and the evaluation cache"
 	@echo "make help   this list"
 
@@ -42,6 +43,9 @@ bench: deps
 
 ptf: deps
 	@ptf-tests/run
+
+testbed: deps
+	@$(MAKE) -s -C testbed run
 
 clean:
 	mvn -B -q clean || true

@@ -29,7 +29,7 @@ suite() {  # suite NAME COMMAND...  (a suite that only printed SKIPPED lines cou
 
 # Python: shared tools, parameter generators, P4Info cross-checks, vectors, PTF collection.
 # (eval/tests run inside `make -C eval test`, after the simulator they drive is built.)
-suite python .venv/bin/python -m pytest -q tools/tests $(ls -d ptf-tests/checks 2>/dev/null)
+suite python .venv/bin/python -m pytest -q tools/tests $(ls -d ptf-tests/checks testbed/tests 2>/dev/null)
 # P4 before Java: it compiles p4/build/<profile>, the device configs the pipeconfs bundle.
 suite p4 make -s -C p4 test
 # Java: ONOS app unit tests, checkstyle, .oar packaging (and the contract export PTF's contract check reads).
@@ -38,8 +38,9 @@ suite p4 make -s -C p4 test
 suite java mvn -B -q -Dstyle.color=never verify
 cat onos-app/target/surefire-reports/*.txt 2>/dev/null | awk -F'[:,]' '/^Tests run/ {r+=$2; f+=$4; e+=$6; s+=$8}
   END {if (r) printf "java: %d tests run, %d failures, %d errors, %d skipped\n", r, f, e, s}'
-# The C++ model and the PTF suite on BMv2 (after Java: the contract check writes the app's export).
-for comp in eval ptf-tests; do
+# The C++ model, the PTF suite on BMv2 (after Java: the contract check writes the app's export)
+# and the testbed's smoke (10 s of kernel Cubic vs BBR through BMv2, testbed/).
+for comp in eval ptf-tests testbed; do
   suite "$comp" make -s -C "$comp" test
 done
 

@@ -8,7 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # ns-3 is not among them: the evaluation builds against ns-3.44 from PyPI (eval/requirements-ns3.txt).
-APT_PACKAGES=(build-essential pkg-config python3-venv nlohmann-json3-dev maven openjdk-17-jdk-headless)
+# iperf3, ethtool, iputils-ping: the BMv2 testbed (testbed/: real kernel TCP through the switch).
+APT_PACKAGES=(build-essential pkg-config python3-venv nlohmann-json3-dev maven openjdk-17-jdk-headless
+              iperf3 ethtool iputils-ping)
 want=("$@"); [ ${#want[@]} -gt 0 ] || want=(apt venv)
 
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }

@@ -172,7 +172,7 @@ public class ContractExportTest {
         return o;
     }
 
-    private static ObjectNode rule(ObjectMapper om, FlowRule r) {
+    static ObjectNode rule(ObjectMapper om, FlowRule r) {
         ObjectNode o = om.createObjectNode();
         o.put("table", r.table().toString());
         o.put("priority", r.priority());
@@ -195,7 +195,7 @@ public class ContractExportTest {
         return o;
     }
 
-    private static ObjectNode group(ObjectMapper om, Group g) {
+    static ObjectNode group(ObjectMapper om, Group g) {
         ObjectNode o = om.createObjectNode();
         o.put("id", g.id().id());
         o.put("type", g.type().name());
@@ -217,7 +217,7 @@ public class ContractExportTest {
         return o;
     }
 
-    private static ForwardingObjective.Builder fwd() {
+    static ForwardingObjective.Builder fwd() {
         return DefaultForwardingObjective.builder().fromApp(new DefaultApplicationId(9, "org.onosproject.fwd"))
                 .withPriority(10).withFlag(ForwardingObjective.Flag.VERSATILE).makePermanent();
     }
