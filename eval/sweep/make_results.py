@@ -1282,7 +1282,7 @@ def main():
       "time-weighted over every ccfair flow of the CC; **bold**: the expected family. P4air reports BBR correct "
       "after ~48 RTTs and Cubic after ~60, and 30 %% of NewReno and 80 %% of BIC flows reaching \"purely loss\" "
       "(../shared/seeds, 000); the median RTTs to the first correct group are in the table above.\n"
-      % (CONF_SKIP_RTTS, CONF_SKIP_RTTS))
+      % CONF_SKIP_RTTS)
     w("Sections 1 and 2 (two flows, and two flows at different RTTs):\n")
     w(confusion_table(confusion([(r, MATRIX["duration_s"]) for (a, _, _), r in matrix.items() if a == "ccfair"]
                                 + [(r, RTT_RUN["duration_s"]) for (a, _, _), r in rtt.items() if a == "ccfair"])))
