@@ -217,6 +217,22 @@ public class ContractExportTest {
         return o;
     }
 
+    /** The pipeliner of device `d` writing into `flows`, with discovery's punts (LLDP, BSN, ARP). */
+    static CcfairPipeliner pipelinerWithPunts(DeviceId d, FlowRuleService flows) {
+        CcfairPipeliner pl = new CcfairPipeliner();
+        ServiceDirectory dir = (ServiceDirectory) Proxy.newProxyInstance(
+                ServiceDirectory.class.getClassLoader(), new Class<?>[]{ServiceDirectory.class},
+                (proxy, m, args) -> FlowRuleService.class.equals(args[0]) ? flows : null);
+        pl.init(d, (PipelinerContext) Proxy.newProxyInstance(
+                PipelinerContext.class.getClassLoader(), new Class<?>[]{PipelinerContext.class},
+                (proxy, m, args) -> "directory".equals(m.getName()) ? dir : null));
+        for (short et : new short[]{Ethernet.TYPE_LLDP, Ethernet.TYPE_BSN, Ethernet.TYPE_ARP}) {
+            pl.forward(fwd().withPriority(40000).withSelector(DefaultTrafficSelector.builder().matchEthType(et).build())
+                               .withTreatment(DefaultTrafficTreatment.builder().punt().build()).add());
+        }
+        return pl;
+    }
+
     static ForwardingObjective.Builder fwd() {
         return DefaultForwardingObjective.builder().fromApp(new DefaultApplicationId(9, "org.onosproject.fwd"))
                 .withPriority(10).withFlag(ForwardingObjective.Flag.VERSATILE).makePermanent();
@@ -254,17 +270,7 @@ public class ContractExportTest {
         }
 
         // ONOS's own apps through the pipeliner: discovery punts and fwd's L2 forwarding to two hosts.
-        CcfairPipeliner pl = new CcfairPipeliner();
-        ServiceDirectory dir = (ServiceDirectory) Proxy.newProxyInstance(
-                ServiceDirectory.class.getClassLoader(), new Class<?>[]{ServiceDirectory.class},
-                (proxy, m, args) -> FlowRuleService.class.equals(args[0]) ? flows : null);
-        pl.init(D, (PipelinerContext) Proxy.newProxyInstance(
-                PipelinerContext.class.getClassLoader(), new Class<?>[]{PipelinerContext.class},
-                (proxy, m, args) -> "directory".equals(m.getName()) ? dir : null));
-        for (short et : new short[]{Ethernet.TYPE_LLDP, Ethernet.TYPE_BSN, Ethernet.TYPE_ARP}) {
-            pl.forward(fwd().withPriority(40000).withSelector(DefaultTrafficSelector.builder().matchEthType(et).build())
-                               .withTreatment(DefaultTrafficTreatment.builder().punt().build()).add());
-        }
+        CcfairPipeliner pl = pipelinerWithPunts(D, flows);
         HOSTS.forEach((port, mac) -> pl.forward(
                 fwd().withSelector(DefaultTrafficSelector.builder().matchEthDst(mac).build())
                         .withTreatment(DefaultTrafficTreatment.builder().setOutput(PortNumber.portNumber(port)).build())

@@ -15,19 +15,15 @@ import org.ccfair.app.stats.GroupStats;
 import org.ccfair.app.stats.QueueStats;
 import org.ccfair.app.stats.StatsSource;
 import org.junit.Test;
-import org.onlab.osgi.ServiceDirectory;
-import org.onlab.packet.Ethernet;
 import org.onlab.packet.MacAddress;
 import org.onosproject.net.DefaultPort;
 import org.onosproject.net.Device;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.Port;
 import org.onosproject.net.PortNumber;
-import org.onosproject.net.behaviour.PipelinerContext;
 import org.onosproject.net.flow.DefaultTrafficSelector;
 import org.onosproject.net.flow.DefaultTrafficTreatment;
 import org.onosproject.net.flow.FlowEntry;
-import org.onosproject.net.flow.FlowRuleService;
 import org.onosproject.net.group.Group;
 import org.onosproject.net.link.LinkService;
 
@@ -142,18 +138,7 @@ public class TestbedExportTest {
         }
         assertTrue("the app read the scenario's statistics", stats.calls > 0);
 
-        CcfairPipeliner pl = new CcfairPipeliner();
-        ServiceDirectory dir = (ServiceDirectory) Proxy.newProxyInstance(
-                ServiceDirectory.class.getClassLoader(), new Class<?>[]{ServiceDirectory.class},
-                (proxy, m, args) -> FlowRuleService.class.equals(args[0]) ? flows : null);
-        pl.init(D, (PipelinerContext) Proxy.newProxyInstance(
-                PipelinerContext.class.getClassLoader(), new Class<?>[]{PipelinerContext.class},
-                (proxy, m, args) -> "directory".equals(m.getName()) ? dir : null));
-        for (short et : new short[]{Ethernet.TYPE_LLDP, Ethernet.TYPE_BSN, Ethernet.TYPE_ARP}) {
-            pl.forward(ContractExportTest.fwd().withPriority(40000)
-                               .withSelector(DefaultTrafficSelector.builder().matchEthType(et).build())
-                               .withTreatment(DefaultTrafficTreatment.builder().punt().build()).add());
-        }
+        CcfairPipeliner pl = ContractExportTest.pipelinerWithPunts(D, flows);
         ObjectNode hosts = om.createObjectNode();
         for (String h : List.of("sender", "receiver")) {
             MacAddress mac = MacAddress.valueOf(topo.get(h).get("mac").asText());
