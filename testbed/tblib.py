@@ -6,6 +6,7 @@ switchctl.py do the I/O; testbed/tests checks this module."""
 import copy
 import json
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -27,6 +28,16 @@ FIRST_CLIENT_PORT = 40001
 QUEUE_MAP = "IngressPipe.queueing.queue_map"
 AQM_CFG = "EgressPipe.aqm.aqm_cfg"
 PORT_CFG = "EgressPipe.port_cfg.port_cfg"
+# The scenario fields the testbed uses; eval's others (aqm, queue_layout, intent, seed) would be
+# accepted by ce.validate and then silently ignored here, so they are refused.
+SCENARIO_FIELDS = ("name", "description", "link", "duration_s", "warmup_s", "flows")
+NAME_RE = re.compile(r"^[A-Za-z0-9._-]+$")   # the name is a directory under the results directory
+# The queue depth BMv2 gets (link.buffer_pkts) must stay below the app's limit_cells (1900 in its
+# exports), which the program compares with enq_qdepth, a count of packets on BMv2: at most this
+# many packets, the program's limit never binds and the queue depth alone is the buffer.
+# prepare_policy checks the actual export's limit_cells too (limit_never_binds).
+MAX_BUFFER_PKTS = 1000
+STALE_NS_RE = re.compile(r"^" + re.escape(NS_PREFIX) + r"(sw|snd|rcv|dly)-(\d+)$")
 
 
 class ScenarioError(ValueError):
@@ -49,12 +60,23 @@ def load_topology(path=TOPOLOGY):
 
 def validate(scn, topo, kernel_ccs):
     """The eval form (ce.validate: names the field) plus what the testbed can run."""
+    if isinstance(scn, dict):
+        if "short_flows" in scn:
+            raise ScenarioError("short_flows: not supported by the testbed (long-lived iperf3 flows only)")
+        for k in scn:
+            if k not in SCENARIO_FIELDS:
+                raise ScenarioError("%s: not used by the testbed (its fields: %s)" % (k, ", ".join(SCENARIO_FIELDS)))
     try:
         s = ce.validate(scn)
     except ce.ScenarioError as e:
         raise ScenarioError(str(e))
-    if "short_flows" in s:
-        raise ScenarioError("short_flows: not supported by the testbed (long-lived iperf3 flows only)")
+    if not NAME_RE.match(s["name"]) or s["name"] in (".", ".."):
+        raise ScenarioError("name: %s; the testbed needs letters, digits, '.', '_' or '-' only (it names a "
+                            "directory)" % json.dumps(s["name"]))
+    if s["buffer_pkts"] > MAX_BUFFER_PKTS or s["buffer_pkts"] < 1 or s["buffer_pkts"] != int(s["buffer_pkts"]):
+        raise ScenarioError("link.buffer_pkts: %g; the testbed takes a whole number of packets from 1 to %d (above "
+                            "it the program's limit_cells could bind before the queue depth)"
+                            % (s["buffer_pkts"], MAX_BUFFER_PKTS))
     if s["rate_mbps"] != topo["rate_mbps"]:
         raise ScenarioError("link.rate_mbps: %g, but the testbed's bottleneck (and the port speed the ONOS app's "
                             "export was computed for, testbed/topology.json) is %g Mbit/s"
@@ -65,6 +87,11 @@ def validate(scn, topo, kernel_ccs):
                                 % (i, f["cc"], " ".join(sorted(kernel_ccs))))
     if len(s["flows"]) > MAX_FLOWS:
         raise ScenarioError("flows: %d flows in total, the testbed runs at most %d" % (len(s["flows"]), MAX_FLOWS))
+    counts = topo.get("export_flow_counts", [])
+    if len(s["flows"]) not in counts:
+        raise ScenarioError("flows: %d flows in total, but the ONOS app's testbed exports are for %s long-lived "
+                            "flows (testbed/topology.json export_flow_counts)"
+                            % (len(s["flows"]), ", ".join(str(n) for n in counts)))
     if s["duration_s"] > MAX_DURATION_S:
         raise ScenarioError("duration_s: %g, the testbed runs at most %d s" % (s["duration_s"], MAX_DURATION_S))
     rtts = sorted({f["rtt_ms"] for f in s["flows"]})
@@ -193,6 +220,33 @@ def policy_for_mode(export, mode, port):
             ps["ss_drop"]["value"] = "0" * len(ps["ss_drop"]["value"])
             changes["port_cfg ss_drop = 0"] = 1
     return ex, ["%s (%d entries)" % (k, n) for k, n in changes.items()], q
+
+
+def stale_namespaces(ns_list_text, pid_alive, own_pid=None):
+    """The testbed namespaces (cctb-<role>-<pid>) in `ip netns list` output whose runner pid is
+    dead (pid_alive(pid) is False): leftovers of an earlier run that was killed before its
+    tear-down. Never one of a live run's, nor this run's (own_pid)."""
+    out = []
+    for line in ns_list_text.splitlines():
+        if not line.strip():
+            continue
+        n = line.split()[0]
+        m = STALE_NS_RE.match(n)
+        if m and int(m.group(2)) != own_pid and not pid_alive(int(m.group(2))):
+            out.append(n)
+    return out
+
+
+def limit_never_binds(export, port, depth_pkts):
+    """None when every aqm_cfg entry of `port` has limit_cells above depth_pkts (BMv2's enq_qdepth,
+    in packets, can then never exceed it), else what binds."""
+    for r in export["flow_rules"]:
+        if r["table"] == AQM_CFG and _match(r, "eg_port") == port:
+            lim = int(_params(r)["limit_cells"]["value"], 16)
+            if lim <= depth_pkts:
+                return "aqm_cfg of port %d queue %s: limit_cells %d is not above the queue depth %d packets" % (
+                    port, _match(r, "qid"), lim, depth_pkts)
+    return None
 
 
 # -- iperf3 ----------------------------------------------------------------------------------------

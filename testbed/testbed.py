@@ -6,8 +6,9 @@ One run of a scenario in one mode: three network namespaces (sender, receiver, s
 veth pairs, simple_switch_grpc in the switch's namespace; switchctl.py there pushes the program,
 writes the app's export (ptf-tests/contract's translation and writer) and sets the bottleneck
 queue over Thrift, then samples each flow's flow_group slot and the queue's q_max_delay while
-iperf3 moves the traffic; everything is torn down in a `finally` (SIGINT/SIGTERM end the run
-through it), and the tear-down is checked (ip netns list, ip link, pgrep).
+iperf3 moves the traffic; everything is torn down in a `finally` (SIGINT/SIGTERM/SIGHUP end the
+run through it; the tear-down itself holds them off), and the tear-down is checked (ip netns list,
+ip link, pgrep). Namespaces an earlier, killed run left behind are removed at the start.
 
   sudo -E .venv/bin/python testbed/testbed.py [SCENARIO.json ...] [--modes fifo,ccfair] [--model]
   sudo -E .venv/bin/python testbed/testbed.py --ceiling      # BMv2's forwarding ceiling (UDP)
@@ -43,7 +44,9 @@ BUILD = os.path.join(REPO, "p4", "build", "bmv2")
 EXPORT_DIR = os.path.join(REPO, "onos-app", "target", "testbed")
 ONOS_P4INFO = os.path.join(REPO, "p4", "p4info", "tofino", "p4info.txt")
 LOCK = "/tmp/ccfair-ptf.lock"   # the PTF runs' lock: one BMv2 run at a time on this machine
-TOOLS = ("simple_switch_grpc", "iperf3", "ip", "ethtool", "ping")
+TOOLS = ("simple_switch_grpc", "iperf3", "ip", "ss", "ethtool", "ping")
+LISTEN_WAIT_S = 10   # how long an iperf3 server may take to listen
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 GRPC_PORT, THRIFT_PORT, DEVICE_ID = 9559, 9090, 1
 POLL_S = 0.25
 SMOKE = os.path.join(HERE, "scenarios", "smoke-cubic-vs-bbr.json")
@@ -70,9 +73,45 @@ def kernel_ccs():
         return set()
 
 
-def preflight(need_exports):
+def load_ccs(need):
+    """The kernel CCs of `need` still unavailable after `modprobe tcp_<cc>` of each missing one."""
+    missing = sorted(set(need) - kernel_ccs())
+    for cc in missing:
+        r = sh(["modprobe", "tcp_" + cc], check=False)
+        log("modprobe tcp_%s: %s" % (cc, "ok" if r.returncode == 0 else (r.stderr.strip() or "exit %d" % r.returncode)))
+    return sorted(set(need) - kernel_ccs())
+
+
+def pid_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_stale_namespaces():
+    """Namespaces (and what runs in them) of an earlier run whose runner is dead: a run killed
+    with SIGKILL, or a machine that lost power, cannot tear down; this does it for it."""
+    for ns in tblib.stale_namespaces(sh(["ip", "netns", "list"], check=False).stdout, pid_alive, os.getpid()):
+        pids = sh(["ip", "netns", "pids", ns], check=False).stdout.split()
+        for pid in pids:
+            subprocess.call(["kill", "-KILL", pid])
+        r = sh(["ip", "netns", "del", ns], check=False)
+        log("removed namespace %s of an earlier run that is gone (killed %s; ip netns del: %s)" % (
+            ns, ("processes " + " ".join(pids)) if pids else "no process",
+            "ok" if r.returncode == 0 else r.stderr.strip() or "exit %d" % r.returncode))
+
+
+def preflight(need_exports, need_ccs=()):
     if os.geteuid() != 0:
         raise Refusal("needs root for network namespaces and veths (sudo -E make testbed)")
+    gone = load_ccs(need_ccs)
+    if gone:
+        raise Refusal("kernel CC %s not available: %s" % (" and ".join(gone),
+                                                          "; ".join("modprobe tcp_%s" % cc for cc in gone)))
     missing = [t for t in TOOLS if not shutil.which(t)]
     if missing:
         raise Refusal("%s not found (apt: iperf3 ethtool iputils-ping; BMv2: ../shared/toolchain/install)"
@@ -92,6 +131,7 @@ def preflight(need_exports):
         bmv2.use_runtime()
     except Exception as e:  # noqa: BLE001
         raise Refusal("BMv2's Thrift stubs: %s" % e)
+    remove_stale_namespaces()
 
 
 def export_path(nflows):
@@ -156,7 +196,8 @@ class Bed:
         self.run(["ip", "-n", self.ns["rcv"], "neigh", "add", s["ip"], "lladdr", s["mac"], "dev", "eth0"])
         if delay_ms > 0:
             self.start("delayline", self.ex("dly", [PY, os.path.join(HERE, "delayline.py"), "--a", "d0", "--b", "d1",
-                                                    "--delay-ms", str(delay_ms)]))
+                                                    "--delay-ms", str(delay_ms),
+                                                    "--stats", os.path.join(self.out, "delayline-stats.json")]))
 
     def start(self, name, argv, **kw):
         logf = open(os.path.join(self.out, name + ".log"), "w")
@@ -184,6 +225,23 @@ class Bed:
                                                                         os.path.join(self.out, name + ".log")))
 
     def teardown(self):
+        """Stop, delete, check. SIGINT/SIGTERM/SIGHUP are held off while it runs (a second Ctrl-C
+        must not leave half a bed behind) and delivered as SystemExit once it is done."""
+        pending = []
+        old = {sig: signal.signal(sig, lambda signum, _f: pending.append(signum)) for sig in STOP_SIGNALS}
+        try:
+            left = self._teardown()
+        finally:
+            for sig, h in old.items():
+                signal.signal(sig, h)
+        if pending:
+            if left:
+                log("WARNING: left behind: %s" % ", ".join(left))
+            log("signal %d during the tear-down: stopping now that it is done" % pending[0])
+            raise SystemExit(128 + pending[0])
+        return left
+
+    def _teardown(self):
         for name, p in reversed(self.procs):
             if p.poll() is None:
                 try:
@@ -209,6 +267,39 @@ class Bed:
                                list(self.ns.values()),
                                ["swp%d" % self.topo[h]["port"] for h in ("sender", "receiver")] + ["d0", "d1"])
         return left
+
+
+def wait_listening(bed, port, server, what):
+    """Poll until `server` (an iperf3 -s in the receiver) listens on TCP `port`, at most LISTEN_WAIT_S."""
+    deadline = time.time() + LISTEN_WAIT_S
+    while True:
+        r = sh(bed.ex("rcv", ["ss", "-Hltn", "sport = :%d" % port]), check=False)
+        if r.returncode == 0 and r.stdout.strip():
+            return
+        if server.poll() is not None:
+            raise RuntimeError("%s exited with code %d before listening on port %d (log: %s)" % (
+                what, server.returncode, port, os.path.join(bed.out, what + ".log")))
+        if time.time() > deadline:
+            raise RuntimeError("%s not listening on port %d after %d s (ss -Hltn in %s; log: %s)" % (
+                what, port, LISTEN_WAIT_S, bed.ns["rcv"], os.path.join(bed.out, what + ".log")))
+        time.sleep(0.05)
+
+
+def log_excerpt(path, n=6):
+    """The error of an iperf3 --json log, or its last n lines."""
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError as e:
+        return "(%s: %s)" % (path, e.strerror)
+    try:
+        err = json.loads(text).get("error")
+        if err:
+            return err
+    except (ValueError, AttributeError):
+        pass
+    lines = [x for x in text.strip().splitlines() if x.strip()]
+    return " | ".join(lines[-n:]) or "(empty log)"
 
 
 def ping_rtt(bed, dst, n=20):
@@ -260,9 +351,13 @@ def agent_config(bed, export_file, policy_file, scn, port, stats_idx, qid, slots
             "slots": slots, "poll_s": POLL_S, "num_groups": ng, "source_export": export_file}
 
 
-def prepare_policy(export_file, mode, port, out):
+def prepare_policy(export_file, mode, port, out, depth_pkts):
     with open(export_file) as f:
         export = json.load(f)
+    binds = tblib.limit_never_binds(export, port, depth_pkts)
+    if binds:
+        raise RuntimeError("%s: %s (the queue depth must be the only buffer limit)" % (
+            os.path.relpath(export_file, REPO), binds))
     pol, changes, qid = tblib.policy_for_mode(export, mode, port)
     stats_idx = export["counters"]["ports"][str(port)]["stats_index"]
     path = os.path.join(out, "policy-%s.json" % mode)
@@ -278,7 +373,7 @@ def run_scenario(scn, mode, topo, params, out):
     idx_bits = (params["targets"]["profiles"]["bmv2"]["flows_per_pipe"] - 1).bit_length()
     flows = tblib.flow_plan(scn["flows"], topo, idx_bits)
     export_file = export_path(len(flows))
-    policy, changes, qid, stats_idx = prepare_policy(export_file, mode, port, out)
+    policy, changes, qid, stats_idx = prepare_policy(export_file, mode, port, out, scn["buffer_pkts"])
     bed = Bed(topo, out)
     bed.params = params
     res = {"scenario": scn, "mode": mode, "policy_changes": changes, "qid": qid, "stats_idx": stats_idx,
@@ -301,7 +396,8 @@ def run_scenario(scn, mode, topo, params, out):
         for f in flows:
             servers.append(bed.start("iperf3-s%d" % f["id"], bed.ex("rcv", [
                 "iperf3", "-s", "-1", "-p", str(f["sport"]), "-i", "0.5", "--json"])))
-        time.sleep(0.5)
+        for f, srv in zip(flows, servers):
+            wait_listening(bed, f["sport"], srv, "iperf3-s%d" % f["id"])
         t0 = time.time() + 0.2
         res["t0"] = t0
         clients = []
@@ -320,6 +416,10 @@ def run_scenario(scn, mode, topo, params, out):
                 p.wait(timeout=max(1, deadline - time.time()))
             except subprocess.TimeoutExpired:
                 raise RuntimeError("iperf3 client of flow %d did not finish" % f["id"])
+            if p.returncode:
+                lp = os.path.join(out, "iperf3-c%d.log" % f["id"])
+                raise RuntimeError("iperf3 client of flow %d (%s) exited with code %d: %s (log: %s)" % (
+                    f["id"], f["cc"], p.returncode, log_excerpt(lp), lp))
         for p in servers:
             try:
                 p.wait(timeout=10)
@@ -327,6 +427,8 @@ def run_scenario(scn, mode, topo, params, out):
                 pass
         stop_agent(agent)
         bed.alive("simple_switch_grpc")
+        if delay:
+            bed.alive("delayline")
         for h in ("snd", "rcv"):  # per-namespace counters: only this run's flows are in them
             res["tcp_ext_" + h] = tblib.parse_netstat(sh(bed.ex(h, ["cat", "/proc/net/netstat"]), check=False).stdout)
     finally:
@@ -339,6 +441,14 @@ def run_scenario(scn, mode, topo, params, out):
             f["server_json"] = fh.read()
     with open(os.path.join(out, "switch-samples.json")) as fh:
         res["switch_samples"] = json.load(fh)
+    if delay:
+        try:
+            with open(os.path.join(out, "delayline-stats.json")) as fh:
+                res["delay_line"] = json.load(fh)
+        except (OSError, ValueError) as e:
+            res["delay_line"] = {"error": "delayline-stats.json: %s" % e}
+        dl = res["delay_line"]
+        log("%s/%s: delay line: %s" % (scn["name"], mode, json.dumps(dl)))
     return res
 
 
@@ -384,7 +494,7 @@ def summarise(res, params):
             "shares_by_cc": tblib.shares_by_cc(out_flows), "flows": out_flows,
             "pg_counters": res["switch_samples"].get("pg_counters"), "policy_changes": res["policy_changes"],
             "export": res["export"], "leftovers": res["leftovers"],
-            "delay_line_one_way_ms": res.get("delay_line_one_way_ms", 0.0),
+            "delay_line_one_way_ms": res.get("delay_line_one_way_ms", 0.0), "delay_line": res.get("delay_line"),
             "tcp_ext_sender": res.get("tcp_ext_snd"), "tcp_ext_receiver": res.get("tcp_ext_rcv")}
 
 
@@ -478,24 +588,29 @@ def ceiling(topo, params, out, rates):
     os.makedirs(out, exist_ok=True)
     port = topo["receiver"]["port"]
     export_file = export_path(2)
-    policy, _, qid, stats_idx = prepare_policy(export_file, "ccfair", port, out)
+    scn = {"buffer_pkts": 1000, "rate_mbps": topo["rate_mbps"], "rate_pps": 0}
+    policy, _, qid, stats_idx = prepare_policy(export_file, "ccfair", port, out, scn["buffer_pkts"])
     bed = Bed(topo, out)
     bed.params = params
     rows = []
     try:
         bed.up()
         bed.switch()
-        scn = {"buffer_pkts": 1000, "rate_mbps": topo["rate_mbps"], "rate_pps": 0}
         agent, _ = start_agent(bed, agent_config(bed, export_file, policy, scn, port, stats_idx, qid, [0], 8))
         for mbps in rates:
             srv = bed.start("udp-s-%g" % mbps, bed.ex("rcv", ["iperf3", "-s", "-1", "-p", "5201", "--json"]))
-            time.sleep(0.3)
+            wait_listening(bed, 5201, srv, "udp-s-%g" % mbps)  # iperf3's control connection is TCP
             cpu0 = _cpu_of(bed)
             c = subprocess.run(bed.ex("snd", ["iperf3", "-c", topo["receiver"]["ip"], "-p", "5201", "-u", "-b",
                                               "%gM" % mbps, "-l", "1448", "-t", "5", "--json"]),
                                capture_output=True, text=True, timeout=40)
             if c.returncode:
-                raise RuntimeError("iperf3 UDP client at %g Mbit/s: exit %d" % (mbps, c.returncode))
+                try:
+                    why = json.loads(c.stdout).get("error") or ""
+                except (ValueError, AttributeError):
+                    why = ""
+                why = why or " | ".join((c.stderr.strip() or c.stdout.strip()).splitlines()[-6:])
+                raise RuntimeError("iperf3 UDP client at %g Mbit/s: exit %d: %s" % (mbps, c.returncode, why))
             cpu1 = _cpu_of(bed)
             srv.wait(timeout=10)
             with open(os.path.join(out, "udp-s-%g.log" % mbps)) as fh:
@@ -540,7 +655,8 @@ def main(argv=None):
     ap.add_argument("--out", help="results directory (default build/testbed/<time>)")
     ap.add_argument("--smoke", action="store_true", help="the make test check: one 10 s Cubic-vs-BBR run")
     ap.add_argument("--ceiling", action="store_true", help="measure BMv2's forwarding ceiling with UDP")
-    ap.add_argument("--rates", default="2,4,8,12,16,24", help="--ceiling's offered rates, Mbit/s")
+    ap.add_argument("--rates", default="4,8,12,16,20,24,28,32,40,48",
+                    help="--ceiling's offered rates, Mbit/s (default: the ones of docs/testbed.md's table)")
     ap.add_argument("--report", metavar="DIR", help="print the results table of an earlier run's directory")
     ap.add_argument("--model-only", metavar="DIR", help="rerun the ns-3 model for an earlier run's directory")
     args = ap.parse_args(argv)
@@ -552,7 +668,9 @@ def main(argv=None):
     params = P.load()
     topo = tblib.load_topology()
     out = os.path.abspath(args.out or os.path.join(REPO, "build", "testbed", time.strftime("%Y%m%d-%H%M%S")))
-    ccs = kernel_ccs()
+    # Any CC the model knows passes here; preflight then loads (modprobe) or refuses the ones the
+    # kernel lacks, so an unloaded tcp_bbr gives "kernel CC bbr not available", not a bad scenario.
+    ccs = kernel_ccs() | set(tblib.ce.CCS)
     try:
         paths = [SMOKE] if args.smoke else (args.scenarios or sorted(
             p for p in glob.glob(os.path.join(HERE, "scenarios", "*.json")) if not p.endswith(os.path.basename(SMOKE))))
@@ -568,7 +686,8 @@ def main(argv=None):
     if args.smoke:
         modes = ["ccfair"]
     try:
-        preflight(sorted({len(s["flows"]) for _, s in scns} | ({2} if args.ceiling else set())))
+        need_ccs = set() if args.ceiling else {f["cc"] for _, s in scns for f in s["flows"]}
+        preflight(sorted({len(s["flows"]) for _, s in scns} | ({2} if args.ceiling else set())), need_ccs)
     except Refusal as e:
         if args.smoke:
             print("SKIPPED: testbed (%s)" % e, flush=True)
@@ -578,8 +697,8 @@ def main(argv=None):
 
     def on_signal(signum, _frame):
         raise SystemExit(128 + signum)
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, on_signal)
 
     lock = open(LOCK, "w")
     try:
@@ -591,7 +710,11 @@ def main(argv=None):
     log("results in %s; load average %s" % (out, open("/proc/loadavg").read().split()[:3]))
     try:
         if args.ceiling:
-            rows = ceiling(topo, params, os.path.join(out, "ceiling"), [float(x) for x in args.rates.split(",")])
+            try:
+                rows = ceiling(topo, params, os.path.join(out, "ceiling"), [float(x) for x in args.rates.split(",")])
+            except (RuntimeError, subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError, ValueError) as e:
+                log("ceiling: FAILED: %s" % e)
+                return 1
             with open(os.path.join(out, "ceiling.json"), "w") as f:
                 json.dump({"rows": rows, "loadavg": open("/proc/loadavg").read().split()[:3]}, f, indent=1)
             return 0
@@ -604,7 +727,8 @@ def main(argv=None):
                 try:
                     res = run_scenario(scn, mode, topo, params, d)
                     s = summarise(res, params)
-                except (RuntimeError, tblib.Iperf3Error, subprocess.CalledProcessError, OSError) as e:
+                except (RuntimeError, tblib.Iperf3Error, subprocess.CalledProcessError, subprocess.TimeoutExpired,
+                        OSError) as e:
                     log("%s/%s: FAILED: %s" % (scn["name"], mode, e))
                     rc = 1
                     continue
@@ -642,7 +766,7 @@ def main(argv=None):
 
 def model_only(out):
     """Rerun the ns-3 model for every scenario of an earlier run (at the RTT that run measured)."""
-    topo, ccs = tblib.load_topology(), kernel_ccs()
+    topo, ccs = tblib.load_topology(), kernel_ccs() | set(tblib.ce.CCS)
     by_name = {}
     for p in glob.glob(os.path.join(HERE, "scenarios", "*.json")):
         scn = tblib.load_scenario(p, topo, ccs)

@@ -38,9 +38,25 @@ def test_every_shipped_scenario_is_valid():
     ({"flows": [{"cc": "cubic"}]}, "flows[0].rtt_ms: required"),
     ({"flows": [{"cc": "cubic", "rtt_ms": 2, "count": 17}]}, "at most 16"),
     ({"duration_s": 20.5}, "whole seconds"),
-    ({"flows": [{"cc": "cubic", "rtt_ms": 2, "start_s": 19}]}, "less than 2 s"),
+    ({"flows": [{"cc": "cubic", "rtt_ms": 2}, {"cc": "cubic", "rtt_ms": 2, "start_s": 19}]}, "less than 2 s"),
     ({"short_flows": {"cc": "cubic", "rtt_ms": 2, "arrival_per_s": 1}}, "short_flows"),
-    ({"bogus": 1}, "bogus: unknown field"),
+    ({"bogus": 1}, "bogus: not used by the testbed"),
+    # fields eval accepts but the testbed would ignore
+    ({"aqm": "ccfair"}, "aqm: not used by the testbed"),
+    ({"queue_layout": "shared"}, "queue_layout: not used by the testbed"),
+    ({"intent": {"objective": "per-flow"}}, "intent: not used by the testbed"),
+    ({"seed": 3}, "seed: not used by the testbed"),
+    # a flow count the app has no export for
+    ({"flows": [{"cc": "cubic", "rtt_ms": 2, "count": 3}]}, "flows: 3 flows in total, but the ONOS app's"),
+    ({"flows": [{"cc": "cubic", "rtt_ms": 2}]}, "flows: 1 flows in total"),
+    # the name becomes a directory
+    ({"name": "a/b"}, "name: \"a/b\""),
+    ({"name": "x y"}, "name: "),
+    ({"name": ".."}, "name: "),
+    # the program's limit_cells must never bind before the queue depth
+    ({"link": {"rate_mbps": TOPO["rate_mbps"], "buffer_pkts": 1901}}, "link.buffer_pkts: 1901"),
+    ({"link": {"rate_mbps": TOPO["rate_mbps"], "buffer_pkts": 0}}, "link.buffer_pkts"),
+    ({"link": {"rate_mbps": TOPO["rate_mbps"], "buffer_pkts": 10.5}}, "link.buffer_pkts"),
     ({"flows": [{"cc": "cubic", "rtt_ms": 2}, {"cc": "bbr", "rtt_ms": 20}]}, "every flow needs the same rtt_ms"),
 ])
 def test_bad_scenarios_name_the_field(change, words):
@@ -182,9 +198,9 @@ def test_timeline_shares_and_table_rows():
 
 def test_one_way_delay():
     base = TOPO["bmv2_base_rtt_ms"]
-    s = tblib.validate(scn(flows=[{"cc": "cubic", "rtt_ms": 20}]), TOPO, CCS)
+    s = tblib.validate(scn(flows=[{"cc": "cubic", "rtt_ms": 20, "count": 2}]), TOPO, CCS)
     assert tblib.one_way_delay_ms(s, TOPO) == pytest.approx((20 - base) / 2)
-    s = tblib.validate(scn(flows=[{"cc": "cubic", "rtt_ms": 2}]), TOPO, CCS)
+    s = tblib.validate(scn(flows=[{"cc": "cubic", "rtt_ms": 2, "count": 2}]), TOPO, CCS)
     assert tblib.one_way_delay_ms(s, TOPO) == 0.0
 
 
@@ -193,3 +209,36 @@ def test_parse_netstat():
             "IpExt: InNoRoutes\nIpExt: 0\n")
     assert tblib.parse_netstat(text) == {"TCPTimeouts": 7, "TCPLossProbes": 3, "DelayedACKs": 12}
     assert tblib.parse_netstat("garbage") == {}
+
+
+def test_flow_counts_of_the_exports_are_accepted():
+    for n in TOPO["export_flow_counts"]:
+        s = tblib.validate(scn(flows=[{"cc": "cubic", "rtt_ms": 2, "count": n}]), TOPO, CCS)
+        assert len(s["flows"]) == n
+
+
+def test_names_and_buffer_at_the_bound_are_accepted():
+    s = tblib.validate(scn(name="tb-x_1.2", link={"rate_mbps": TOPO["rate_mbps"],
+                                                  "buffer_pkts": tblib.MAX_BUFFER_PKTS}), TOPO, CCS)
+    assert s["name"] == "tb-x_1.2" and s["buffer_pkts"] == tblib.MAX_BUFFER_PKTS
+
+
+def _aqm_rule(port, qid, limit):
+    return {"table": tblib.AQM_CFG, "match": [{"field": "eg_port", "value": "%08x" % port},
+                                             {"field": "qid", "value": "%02x" % qid}],
+            "action": {"params": [{"name": "limit_cells", "value": "%08x" % limit}]}}
+
+
+def test_limit_never_binds_checks_the_ports_limit_cells():
+    ex = {"flow_rules": [_aqm_rule(3, 2, 1900), _aqm_rule(2, 2, 10)]}
+    assert tblib.limit_never_binds(ex, 3, 1000) is None   # port 2's small limit is not the bottleneck's
+    why = tblib.limit_never_binds(ex, 3, 1900)
+    assert "limit_cells 1900" in why and "port 3" in why
+
+
+def test_stale_namespaces_only_of_dead_runners():
+    listing = ("cctb-sw-100 (id: 3)\ncctb-snd-100\ncctb-rcv-200 (id: 1)\ncctb-dly-300\nother-100\n"
+               "cctb-sw-abc\ncctb-foo-100\n\n")
+    alive = {200}
+    got = tblib.stale_namespaces(listing, lambda pid: pid in alive, own_pid=300)
+    assert got == ["cctb-sw-100", "cctb-snd-100"]  # 200 is alive, 300 is this run, the others are not ours
