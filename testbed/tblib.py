@@ -347,13 +347,8 @@ def leftovers(ns_list_text, link_text, pgrep_pids, names, links=()):
 def timeline_shares(tl, lo, hi):
     """{group: share of [lo, hi)} of a [[t, group]] timeline (each entry holds until the next),
     e.g. the ns-3 model's group_timeline; {} when nothing of it falls in the window."""
-    out, total = {}, 0.0
-    for i, (t, g) in enumerate(tl):
-        end = tl[i + 1][0] if i + 1 < len(tl) else hi
-        ov = min(end, hi) - max(t, lo)
-        if ov > 0:
-            out[g] = out.get(g, 0.0) + ov
-            total += ov
+    out = ce.timeline_time(tl, lo, hi)
+    total = sum(out.values())
     return {g: v / total for g, v in out.items()} if total > 0 else {}
 
 

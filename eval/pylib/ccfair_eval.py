@@ -263,6 +263,18 @@ def load(path, aqm_override=None):
     return validate(scn, aqm_override)
 
 
+def timeline_time(tl, lo, hi):
+    """{group: seconds of [lo, hi)} of a [[t, group]] timeline, each entry holding until the next
+    (the last until hi), e.g. a ccfair flow's group_timeline; groups with no time are left out."""
+    out = {}
+    for i, (t, g) in enumerate(tl):
+        end = tl[i + 1][0] if i + 1 < len(tl) else hi
+        ov = min(end, hi) - max(t, lo)
+        if ov > 0:
+            out[g] = out.get(g, 0.0) + ov
+    return out
+
+
 def jfi(xs):
     """Jain's fairness index (sum x)^2 / (n sum x^2); 1.0 for all-zero input is not meaningful -> 0."""
     s2 = sum(x * x for x in xs)

@@ -371,14 +371,12 @@ def weighted_stats(res, pop, weights, warmup_s, duration_s):
         out["jfi"].append(ce.jfi(gp))
         shares, where = [], {}
         for f in fl:
-            tl, t_in = [[0.0, "ant"]] + f["group_timeline"], 0.0  # "ant" before the first change
-            for k, (t, g) in enumerate(tl):
-                t_end = tl[k + 1][0] if k + 1 < len(tl) else duration_s
-                dt = max(0.0, min(t_end, duration_s) - max(t, warmup_s))
+            # "ant" before the first change
+            spent = ce.timeline_time([[0.0, "ant"]] + f["group_timeline"], warmup_s, duration_s)
+            for g, dt in spent.items():
                 where[g] = where.get(g, 0.0) + dt / (duration_s - warmup_s) / len(fl)
-                if g.rstrip("0123456789") == fam:
-                    t_in += dt
-            shares.append(t_in / (duration_s - warmup_s))
+            shares.append(sum(dt for g, dt in spent.items() if g.rstrip("0123456789") == fam)
+                          / (duration_s - warmup_s))
         out["cls"].append(statistics.mean(shares))
         out["where"].append(where)  # group -> share of the family's measured time
     a, b = (statistics.mean(g) for g in out["gp"])
@@ -543,15 +541,13 @@ def confusion(runs, skip_rtts=CONF_SKIP_RTTS):
             t0 = f["start_s"] + skip_rtts * f["rtt_ms"] / 1e3
             if t0 >= dur:
                 continue
-            tl = f.get("group_timeline") or []
             d = per.setdefault(f["cc"], {"time": dict.fromkeys(CONF_COLS, 0.0), "total": 0.0, "n": 0})
             d["n"] += 1
-            for k, (t, g) in enumerate(tl):
-                a, b = max(t, t0), min(tl[k + 1][0] if k + 1 < len(tl) else dur, dur)
+            for g, dt in ce.timeline_time(f.get("group_timeline") or [], t0, dur).items():
                 col = conf_family(g)
-                if b > a and col:
-                    d["time"][col] += b - a
-                    d["total"] += b - a
+                if col:
+                    d["time"][col] += dt
+                    d["total"] += dt
     return {cc: {"n": d["n"], "share": {c: (d["time"][c] / d["total"] if d["total"] else 0.0) for c in CONF_COLS}}
             for cc, d in per.items()}
 
