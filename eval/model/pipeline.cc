@@ -559,12 +559,8 @@ Pipeline::GroupUpdate(IgMd& md)
     // an update that found its slot closed wrote nothing (group_update)
     if (!md.fg_written || md.fg_new == md.fg_old || (md.is_update && !(md.fg_old & 0x8000)))
         return;
-    if (!(md.fg_new & 0x8000))
-        ; // closed (FIN/RST): leaves below, enters nothing
-    else if (md.is_update)
-        m_pgFlowEnter[md.fg_new & 0x3FFF]++;
-    else
-        m_pgFlowEnter[(STATS_IDX << 5) | GROUP_MOUSE]++;
+    if (md.fg_new & 0x8000) // a close (FIN/RST) enters nothing; it leaves below
+        m_pgFlowEnter[md.is_update ? (md.fg_new & 0x3FFF) : ((STATS_IDX << 5) | GROUP_MOUSE)]++;
     const uint16_t top = md.fg_old >> 14;
     if (top == 2)
         m_pgFlowLeave[md.fg_old & 0x3FFF]++;
@@ -1102,15 +1098,21 @@ Pipeline::SetFairRate(uint64_t bps)
     m_haveFair = bps > 0; // a test's fair rate stands for the controller's
 }
 
+int64_t
+Pipeline::RateBin(double kbps) const
+{
+    // the TVF table's rate bin of kbps (Tvf.binOf), clamped to the table
+    return std::clamp<int64_t>(
+        int64_t(std::floor(m_c.tvf_steps_per_decade * std::log10(std::max(kbps, 1e-9) / m_c.tvf_min_kbps) + 1e-9)), 0,
+        m_c.tvf_steps - 1);
+}
+
 void
 Pipeline::SetPortFairRate(uint64_t bps)
 {
     m_fairBps = bps;
-    // fair_rate_bin = bin(fair >> bdp_shift) (PolicyCompiler.bin, Tvf.binOf)
-    const double kbps = double(bps) / 1e3 / double(1u << m_c.bdp_shift);
-    m_fairRateBin = uint8_t(std::clamp<int64_t>(
-        int64_t(std::floor(m_c.tvf_steps_per_decade * std::log10(std::max(kbps, 1e-9) / m_c.tvf_min_kbps) + 1e-9)), 0,
-        m_c.tvf_steps - 1));
+    // fair_rate_bin = bin(fair >> bdp_shift) (PolicyCompiler.bin)
+    m_fairRateBin = uint8_t(RateBin(double(bps) / 1e3 / double(1u << m_c.bdp_shift)));
 }
 
 void
@@ -1120,10 +1122,7 @@ Pipeline::CentreCurves(uint64_t bps)
     // pv_max/2 at the centre, falling pv_max/(2 x steps_per_decade) per bin, clamped to
     // [0, pv_max]: one decade either side spans the PV range. Each group's curve is shifted
     // right by its weight's m_shift bins (Tvf.curve; 0 for every group under per-flow).
-    const int64_t fairBin = std::clamp<int64_t>(
-        int64_t(std::floor(m_c.tvf_steps_per_decade * std::log10(std::max<double>(bps, 1.0) / 1e3 / m_c.tvf_min_kbps) +
-                           1e-9)),
-        0, m_c.tvf_steps - 1);
+    const int64_t fairBin = RateBin(double(bps) / 1e3);
     m_centreBin = uint32_t(fairBin);
     const int64_t d = m_c.tvf_steps_per_decade, pv = m_c.pv_max;
     for (uint32_t g = 0; g < m_tvf.size(); ++g)
@@ -1502,7 +1501,7 @@ Pipeline::DiagDequeue(const Bridged& b, const EgMd& e, const QueueState& q, uint
     // bin, d = steps per decade), continuous, + 1 bin for the marker's whole-bin floor of pos
     // (docs/eval.md; as the fairness analysis of 2026-11-25 computes it), against the
     // controller's fair rate. Without a long-lived flow there is none.
-    if (!m_haveFair || m_fairBps == 0)
+    if (!m_haveFair)
         return;
     const double dd = double(m_c.tvf_steps_per_decade);
     const double istar = double(m_centreBin) + 1.0 + (double(m_c.pv_max) / 2.0 - double(e.ctv)) * 2.0 * dd /

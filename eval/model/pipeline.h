@@ -373,6 +373,7 @@ class Pipeline
     uint16_t NextRand();
     void SetPortFairRate(uint64_t bps); // port_cfg's fair rate and fair_rate_bin only
     void CentreCurves(uint64_t bps);    // the TVFs (with m_shift) and the centre bin only
+    int64_t RateBin(double kbps) const; // Tvf.binOf: the table's bin of a rate
     uint8_t GroupId(uint32_t family, uint32_t sub) const { return uint8_t(2 + family * m_c.k + sub); }
 
     Config m_c;
