@@ -13,7 +13,6 @@ refusal.
 import argparse
 import json
 import os
-import socket
 import sys
 import time
 
@@ -39,17 +38,6 @@ Q_MAX_DELAY = "EgressPipe.aqm.q_max_delay"
 PG_COUNTERS = ("EgressPipe.telemetry.pg_pkts", "EgressPipe.telemetry.pg_drops", "EgressPipe.telemetry.pg_marks")
 
 
-def wait_for(port, deadline, what):
-    while True:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return
-        except OSError:
-            if time.time() > deadline:
-                raise RuntimeError("%s did not open 127.0.0.1:%d in time" % (what, port))
-            time.sleep(0.3)
-
-
 def write_policy(sw, bm, onos, export):
     tr = T.Translator(onos, bm)
     entries, descs = [], []
@@ -58,13 +46,9 @@ def write_policy(sw, bm, onos, export):
         entries.append(te)
         descs.append("flow rule " + d)
     problems = check.write(sw, entries, descs)
-    nsess = 0
-    for g in export["groups"]:
-        sid, replicas, plen = T.clone_session(g)
-        # PI's BMv2 target cannot truncate (see check.py); the session is written without it.
-        if check.write(sw, [check.session_entry(sid, replicas, plen)], ["clone %d" % sid]) and plen:
-            problems += check.write(sw, [check.session_entry(sid, replicas, 0)], ["clone %d (no truncation)" % sid])
-        nsess += 1
+    # PI's BMv2 target cannot truncate: check.write_sessions writes such a session without it
+    err, _, _, nsess = check.write_sessions(sw, [T.clone_session(g) for g in export["groups"]])
+    problems += err
     if problems:
         raise RuntimeError("the switch refused %d writes, first: %s" % (len(problems), problems[0]))
     return len(entries), nsess
@@ -80,8 +64,8 @@ def main(argv=None):
         c = json.load(f)
     deadline = time.time() + c.get("timeout_s", 60)
     try:
-        wait_for(c["grpc_port"], deadline, "simple_switch_grpc's P4Runtime server")
-        wait_for(c["thrift_port"], deadline, "simple_switch_grpc's Thrift server")
+        bmv2.wait_for("127.0.0.1", c["grpc_port"], deadline, "simple_switch_grpc's P4Runtime server", every=0.3)
+        bmv2.wait_for("127.0.0.1", c["thrift_port"], deadline, "simple_switch_grpc's Thrift server", every=0.3)
         bm, onos = P4Info.from_file(c["p4info"]), P4Info.from_file(c["onos_p4info"])
         with open(c["device_config"], "rb") as f:
             cfg = f.read()

@@ -66,6 +66,25 @@ def write(sw, entities, descs, kind="INSERT"):
     return problems
 
 
+def write_sessions(sw, sessions):
+    """Write clone sessions [(sid, replicas, plen)]. A truncation PI's BMv2 target refuses
+    (pi_clone_imp.cpp: max_packet_length != 0 is NOT_IMPLEMENTED_BY_TARGET, reported as "Error
+    when creating clone session in target") is retried without it, which tells that limit from a
+    wrong id or port. Returns (refusals, [(sid, plen, refusal)] written without truncation, the
+    sessions as written, how many were written)."""
+    problems, skipped, written, n = [], [], [], 0
+    for sid, replicas, plen in sessions:
+        what = "clone session %d (replicas %s, packet_length_bytes %d)" % (sid, replicas, plen)
+        err = write(sw, [session_entry(sid, replicas, plen)], [what])
+        if err and plen and not write(sw, [session_entry(sid, replicas, 0)], [what + " without truncation"]):
+            skipped.append((sid, plen, err[0]))
+            plen, err = 0, []
+        written.append((sid, replicas, plen))
+        problems += err
+        n += not err
+    return problems, skipped, written, n
+
+
 def session_entry(sid, replicas, plen):
     pre = p4runtime_pb2.PacketReplicationEngineEntry()
     cs = pre.clone_session_entry
@@ -174,20 +193,8 @@ def main(argv=None):
         # -- writes -----------------------------------------------------------------------------------
         t0 = time.time()
         problems += write(sw, entries, descs)
-        skipped, nsess = [], 0
-        for i, (sid, replicas, plen) in enumerate(sessions):
-            what = "clone session %d (replicas %s, packet_length_bytes %d)" % (sid, replicas, plen)
-            err = write(sw, [session_entry(sid, replicas, plen)], [what])
-            if err and plen:
-                # PI's BMv2 target refuses any truncation (pi_clone_imp.cpp: max_packet_length != 0 is
-                # NOT_IMPLEMENTED_BY_TARGET, reported as "Error when creating clone session in target").
-                # The same session without truncation tells that limit from a wrong id or port.
-                if not write(sw, [session_entry(sid, replicas, 0)], [what + " without truncation"]):
-                    skipped.append((sid, plen, err[0]))
-                    sessions[i] = (sid, replicas, 0)
-                    err = []
-            problems += err
-            nsess += not err
+        err, skipped, sessions, nsess = write_sessions(sw, sessions)
+        problems += err
         if skipped:
             print("SKIPPED: truncation of clone sessions %s to %s bytes on BMv2 (PI's bmv2 target cannot truncate: "
                   "refused as %r; accepted with packet_length_bytes 0, which the read-back then checks)" % (

@@ -21,8 +21,10 @@ import atexit
 import glob
 import os
 import shutil
+import socket
 import sys
 import tempfile
+import time
 
 RUNTIME_PACKAGES = ("bm_runtime", "sswitch_runtime")
 # Replica instance of the clone sessions (P4Runtime: egress_rid of the copy); the
@@ -35,6 +37,19 @@ class Bmv2Error(RuntimeError):
 
 
 # -- the Thrift stubs, without the rest of BMv2's site-packages ----------------------------
+def wait_for(host, port, deadline, what, every=0.5):
+    """Return once host:port accepts a TCP connection (a switch's gRPC or Thrift server);
+    RuntimeError naming `what` after `deadline` (time.time())."""
+    while True:
+        try:
+            with socket.create_connection((host, port), timeout=1):
+                return
+        except OSError:
+            if time.time() > deadline:
+                raise RuntimeError("%s did not open %s:%d in time" % (what, host, port))
+            time.sleep(every)
+
+
 def find_prefix(env=None):
     """BMv2's install prefix: $BMV2_PREFIX, else the directory above the bin/ that holds
     simple_switch_grpc on PATH (symlinks resolved: /usr/local/bin links into the prefix)."""

@@ -11,7 +11,6 @@ the reason on stderr.
 """
 import argparse
 import os
-import socket
 import sys
 import time
 
@@ -25,17 +24,6 @@ from ccfair import params as P  # noqa: E402
 from p4info import P4Info  # noqa: E402
 
 PROG = "bmv2_setup"
-
-
-def wait_for(host, port, deadline, what):
-    while True:
-        try:
-            with socket.create_connection((host, port), timeout=1):
-                return
-        except OSError:
-            if time.time() > deadline:
-                raise RuntimeError("%s did not open %s:%d in time" % (what, host, port))
-            time.sleep(0.5)
 
 
 def main(argv=None):
@@ -54,8 +42,8 @@ def main(argv=None):
     host = "127.0.0.1" if host in ("", "0.0.0.0") else host
     deadline = time.time() + args.timeout
     try:
-        wait_for(host, int(gport), deadline, "simple_switch_grpc's P4Runtime server")
-        wait_for("127.0.0.1", args.thrift_port, deadline, "simple_switch_grpc's Thrift server")
+        bmv2.wait_for(host, int(gport), deadline, "simple_switch_grpc's P4Runtime server")
+        bmv2.wait_for("127.0.0.1", args.thrift_port, deadline, "simple_switch_grpc's Thrift server")
         info = P4Info.from_file(args.p4info)
         with open(args.device_config, "rb") as f:
             cfg = f.read()
