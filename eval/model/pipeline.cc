@@ -409,6 +409,12 @@ Pipeline::FlowTracker(const Pkt& p, IgMd& md)
             v = md.ts_pend;
             md.rtt_raw = 0;
         }
+        else if ((md.trk & 1) == 0) // rtt_claim: a claim without a SYN clears a pending SYN time older than
+        {                           // max_rtt_us (defect 9); outputs the value before the update
+            md.rtt_raw = v;
+            if (v >= RTT_PENDING && uint32_t(md.ts_pend - uint32_t(G::RTT_MAX_UNITS)) >= v)
+                v = 0;
+        }
         else if (md.syn_ack) // rtt_read
             md.rtt_raw = v;
         else // rtt_sample: outputs the value before the update (a pending time = sample done)
@@ -466,10 +472,15 @@ Pipeline::FlowTracker(const Pkt& p, IgMd& md)
         md.bridged.rtt_us = uint32_t(G::RTT_MIN_UNITS);
         md.deadline = md.bridged.ig_ts + uint32_t(G::RTT_MIN_UNITS);
     }
-    else // clamp_rtt: the deadline uses the raw sample (defect 9)
+    else if ((md.rtt_raw & 0xFFF00000u) == 0) // clamp_rtt: below 2^20 units the deadline uses the raw sample
     {
         md.bridged.rtt_us = std::min(md.rtt_raw, uint32_t(G::RTT_MAX_UNITS));
         md.deadline = md.bridged.ig_ts + md.rtt_raw;
+    }
+    else // use_max_rtt (default action): from 2^20 units on, max_rtt_us for both (defect 9)
+    {
+        md.bridged.rtt_us = uint32_t(G::RTT_MAX_UNITS);
+        md.deadline = md.bridged.ig_ts + uint32_t(G::RTT_MAX_UNITS);
     }
 
     // interval_floor (const, prefixes of 0..W-1 on the RTT rtt_fix chose): an interval lasts
@@ -1420,6 +1431,7 @@ Pipeline::ReadFlow(uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport, F
                                                       : std::min(raw, uint32_t(G::RTT_MAX_UNITS));
     out.flow_pkts = m_flowPkts[idx];
     out.flow_bytes = m_flowBytes[idx];
+    out.flow_deadline = uint32_t(m_flowDeadline[idx]);
     out.aggr = m_flowAggr[idx].hi;
     out.bwest = m_flowBwest[idx].hi;
     out.family = m_flowFamily[idx];

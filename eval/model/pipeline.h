@@ -155,6 +155,7 @@ struct FlowRegs
     uint32_t rtt_units = 0;       // the RTT in effect (rtt_fix)
     uint16_t flow_pkts = 0;
     uint32_t flow_bytes = 0;
+    uint32_t flow_deadline = 0;   // the running interval's end, in ig_ts units
     uint16_t aggr = 0;            // flow_aggr.hi
     uint8_t bwest = 0;            // flow_bwest.hi
     uint8_t family = 0;

@@ -165,6 +165,7 @@ struct ingress_metadata_t {
     bit<16>     trk;        // sig_check output: 0 collision, even new, odd hit
     bit<8>      slot;
     bit<32>     ts_pend;
+    bit<32>     ts_old;     // ts_pend - max RTT: a pending SYN time at or below it is stale (rtt_claim)
     int<32>     ts_s;
     bit<32>     deadline;
     bit<1>      syn_only;

@@ -299,6 +299,66 @@ class DefaultRttMidConnection(_Rtt):
 
 
 @group("rtt")
+class ClaimWithoutSynDropsAStaleSyn(_Rtt):
+    """Defect 9 (docs/algorithm.md): a SYN whose handshake never completes leaves its pending time
+    in the slot; a packet claiming the expired slot without a SYN more than flow.max_rtt_us after
+    it starts a flow with no RTT (flow_rtt 0, the port's default RTT: deadline = its ingress time
+    + 70,000 units), not with the time since that SYN (the program before stored about 1.2 s as
+    the RTT and paced the interval by it)."""
+    DEFAULT = 70000
+
+    def runTest(self):
+        p1, p2 = self.ports[0], self.ports[1]
+        self.forward_pair(p1, p2, default_rtt_us=self.DEFAULT)
+        f = K.Flow(0, 1, 42009)
+        self.wait_claimable()  # the probes below come 1.2 s after the SYN
+        syn_sent, _ = self.send_through(p1, p2, f.syn())
+        fid = self.new_flow_id(f)
+        self.syn_time(fid)  # pending
+        time.sleep(max(0.0, syn_sent + self.params["flow"]["max_rtt_us"] / 1e6 + 0.2 - time.time()))
+        before = self.ingress_time(p1, p2, K.Flow(0, 1, 42105))
+        self.send_through(p1, p2, f.data(500))
+        after = self.ingress_time(p1, p2, K.Flow(0, 1, 42106))
+        self.assertEqual(self.new_flow_id(f), fid)
+        rtt = self.read_register(RTT, fid)
+        self.assertEqual(rtt, 0, "the claim took %d units (%.0f ms since the stale SYN) for its RTT" % (rtt, rtt * UNIT_S * 1e3))
+        t0, t1 = self.syn_time(before), self.syn_time(after)
+        dl = self.read_register(DEADLINE, fid) & 0xFFFFFFFF
+        m31 = (1 << 31) - 1
+        self.assertTrue(((dl - self.DEFAULT - t0) & m31) <= ((t1 - t0) & m31),
+                        "deadline %d, expected ingress time (%d..%d) + %d (modulo 2^31)" % (dl, t0, t1, self.DEFAULT))
+
+
+@group("rtt")
+class HugeRttPacedAtTheMaximum(_Rtt):
+    """Defect 9: a stored RTT of 2^20 units (1.07 s) or more paces the interval at flow.max_rtt_us,
+    as it is already clamped for the RTT band and the rate; the program before set the deadline
+    from the raw value. Such a value is left by a handshake sample in the clock's blind window
+    (a flow silent for 17.2 s after its SYN); here it is written over Thrift (2^21 units, 2.1 s)
+    after a normal handshake, and the packet ending the first interval must set deadline = its
+    ingress time + max_rtt_us."""
+
+    def runTest(self):
+        p1, p2 = self.ports[0], self.ports[1]
+        self.forward_pair(p1, p2)
+        f = K.Flow(0, 1, 42007)
+        fid, _syn31, ack_sent, _ack_out, _rtt = self.handshake(p1, p2, f, 0.010)
+        self.write_register(RTT, fid, 1 << 21)
+        time.sleep(max(0.0, ack_sent + 2.5 * self.floor_units() * UNIT_S - time.time()))
+        before = self.ingress_time(p1, p2, K.Flow(0, 1, 42107))
+        self.send_through(p1, p2, f.data(500))
+        after = self.ingress_time(p1, p2, K.Flow(0, 1, 42108))
+        self.assertEqual(self.read_register(PKTS, fid), 1, "the packet did not end the first interval")
+        max_units = int(round(self.params["flow"]["max_rtt_us"] * 1000.0 / 1024))
+        t0, t1 = self.syn_time(before), self.syn_time(after)
+        dl = self.read_register(DEADLINE, fid) & 0xFFFFFFFF
+        m31 = (1 << 31) - 1
+        self.assertTrue(((dl - max_units - t0) & m31) <= ((t1 - t0) & m31),
+                        "deadline %d, expected ingress time (%d..%d) + max_rtt_us %d units (modulo 2^31); "
+                        "raw RTT would give + %d" % (dl, t0, t1, max_units, 1 << 21))
+
+
+@group("rtt")
 class IntervalRollOver(_Rtt):
     """Packets before the deadline count in one interval (flow_pkts, flow_bytes, deadline
     unchanged); the first packet after it ends the interval: counters restart with it, the

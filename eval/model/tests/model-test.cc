@@ -48,6 +48,7 @@ std::string g_ctx;
     } while (0)
 
 constexpr uint64_t US = 1000, MS = 1000000;
+constexpr uint32_t RTT_PENDING_TEST = 0x80000000u;
 
 Pkt
 Data(uint64_t t, uint32_t src = 0x0a000001, uint16_t sport = 40000, uint32_t dst = 0x0a000101,
@@ -270,6 +271,66 @@ TestRttWrap()
     p.Enqueue(d);
     p.ReadFlow(0x0a000001, 40000, 0x0a000101, 5201, r);
     CHECK(r.flow_pkts == 2, "later packets count in the interval, none restarts it: " << r.flow_pkts);
+}
+
+// Defect 9: a slot claimed without a SYN does not complete a pending SYN time older than
+// max_rtt_us (an RTT of the time since a dead handshake) but clears it; a younger one (a handshake
+// slower than the expiry) stays for the next packet; a stored RTT from 2^20 units (1.07 s) on
+// paces intervals at max_rtt_us, not at its raw value.
+void
+TestStaleRtt()
+{
+    g_ctx = "stale-rtt";
+    Config c = Config::Defaults(); // the clock starts at 2^30 ns: past the empty slots' blind window
+    const uint64_t expire = uint64_t(gen::EXPIRE_UNITS) << 18;
+    const uint64_t off = c.clock_offset_ns;
+    {
+        Pipeline p(c);
+        p.Enqueue(Ctl(10 * MS, SYN)); // a handshake that never completes
+        const uint64_t max_ns = uint64_t(gen::RTT_MAX_UNITS) << 10;
+        CHECK(max_ns > expire + 100 * MS, "max_rtt_us above the expiry (this test's premise)");
+        const uint64_t t = 10 * MS + max_ns + 100 * MS;
+        p.Enqueue(Data(t)); // the slot expired: claimed without a SYN
+        FlowRegs r;
+        CHECK(p.ReadFlow(0x0a000001, 40000, 0x0a000101, 5201, r), "the claim is tracked");
+        CHECK(r.flow_rtt == 0, "a claim without a SYN keeps no pending SYN time as its RTT: " << r.flow_rtt << " units");
+        const uint32_t units = uint32_t(std::max(c.default_rtt_units, c.interval_min_units));
+        CHECK(r.flow_deadline - uint32_t((t + off) >> 10) == units,
+              "its interval is the default RTT's: " << (r.flow_deadline - uint32_t((t + off) >> 10)) << " units");
+    }
+    {
+        // a handshake slower than the expiry: its ACK claims the slot 0.6 s after the SYN
+        Pipeline p(c);
+        p.Enqueue(Ctl(10 * MS, SYN));
+        p.Enqueue(Ctl(610 * MS, ACK));
+        FlowRegs r;
+        CHECK(p.ReadFlow(0x0a000001, 40000, 0x0a000101, 5201, r), "the claim is tracked");
+        CHECK((r.flow_rtt & RTT_PENDING_TEST) != 0, "a 0.6 s old SYN time stays pending: 0x" << std::hex << r.flow_rtt << std::dec);
+        p.Enqueue(Data(611 * MS));
+        p.ReadFlow(0x0a000001, 40000, 0x0a000101, 5201, r);
+        CHECK(r.flow_rtt == uint32_t(((off + 611 * MS) >> 10) - ((off + 10 * MS) >> 10)),
+              "and the next packet completes the sample: " << r.flow_rtt << " units");
+    }
+    {
+        // The blind window (docs/dataplane.md): 2^34 ns after the SYN the idle slot looks busy, so
+        // the flow's next packet is a hit and completes a 17.2 s sample.
+        Pipeline p(c);
+        p.Enqueue(Ctl(10 * MS, SYN));
+        uint64_t t = 10 * MS + (1ULL << 34) + 1 * MS;
+        p.Enqueue(Data(t));
+        FlowRegs r;
+        CHECK(p.ReadFlow(0x0a000001, 40000, 0x0a000101, 5201, r), "the hit is tracked");
+        CHECK(r.flow_rtt >= (1u << 24) && r.flow_rtt < RTT_PENDING_TEST, "a 17.2 s sample is stored: " << r.flow_rtt);
+        // its first interval (the sample's own) lasts the sample; a packet every 0.2 s keeps the slot
+        const uint64_t first_end = t + (uint64_t(r.flow_rtt) << 10) + 1 * MS;
+        for (t += 200 * MS; t < first_end; t += 200 * MS)
+            p.Enqueue(Data(t));
+        p.Enqueue(Data(first_end));
+        p.ReadFlow(0x0a000001, 40000, 0x0a000101, 5201, r);
+        CHECK(r.flow_pkts == 1, "the sample's interval ended: " << r.flow_pkts);
+        const uint32_t dl = r.flow_deadline - uint32_t((first_end + off) >> 10);
+        CHECK(dl == uint32_t(gen::RTT_MAX_UNITS), "the next lasts max_rtt_us, not the raw 17.2 s: " << dl << " units");
+    }
 }
 
 void
@@ -1190,6 +1251,7 @@ main(int argc, char** argv)
     TestSynRestarts();
     TestFirstInterval();
     TestRttWrap();
+    TestStaleRtt();
     TestDrr();
     TestController();
     TestAqm();

@@ -85,6 +85,25 @@ control FlowTracker(inout ingress_headers_t hdr,
         }
     };
 
+    // A slot claimed without a SYN (a flow first seen mid-connection, a
+    // resuming one, or a slow handshake's next packet after the expiry) does
+    // not complete a pending SYN time older than max_rtt_us: that "sample"
+    // would be the time since a dead handshake (a SYN scan), seconds to
+    // 36 min (defect 9); it is cleared (default RTT). A younger one stays
+    // pending for the next packet (a handshake slower than the expiry), and
+    // a completed RTT stays (a resuming flow keeps its own). Outputs the
+    // value before the update: rtt_fix reads a pending one as "no sample".
+    RegisterAction<bit<32>, bit<FLOW_IDX_BITS>, bit<32>>(flow_rtt) rtt_claim = {
+        void apply(inout bit<32> v, out bit<32> rv) {
+            rv = v;
+            if (v >= RTT_PENDING) {
+                if (md.ts_old >= v) {
+                    v = 0;
+                }
+            }
+        }
+    };
+
     // --- interval: ends at the first packet one interval (max(RTT, W)) after it started
     RegisterAction<int<32>, bit<FLOW_IDX_BITS>, bit<8>>(flow_deadline) dl_start = {
         void apply(inout int<32> v, out bit<8> rv) {
@@ -178,9 +197,16 @@ control FlowTracker(inout ingress_headers_t hdr,
     action hash_sig() {
         md.sig = (bit<16>)sig_hash.get({md.port_hi, md.ip_hi, md.port_lo, md.ip_lo});
     }
+    // rtt_claim's threshold: a pending SYN time at or below it is older than
+    // max_rtt_us. An action of its own: with hash_sig's hash output it would
+    // need action data the hit-only hash path cannot carry (bf-p4c).
+    action stale_syn_time() {
+        md.ts_old = md.ts_pend - CCFAIR_RTT_MAX_UNITS;
+    }
 
     // Each also computes the interval deadline (now + RTT) in parallel, which
-    // saves a stage; beyond max_rtt_us the deadline uses the raw sample.
+    // saves a stage; from max_rtt_us to 2^20 units the deadline uses the raw
+    // sample (clamp_rtt), beyond it max_rtt_us (use_max_rtt).
     action use_default_rtt() {
         md.bridged.rtt_us = md.default_rtt_us;
         md.deadline = md.bridged.ig_ts + md.default_rtt_us;
@@ -192,6 +218,13 @@ control FlowTracker(inout ingress_headers_t hdr,
     action clamp_rtt() {
         md.bridged.rtt_us = min(md.rtt_raw, CCFAIR_RTT_MAX_UNITS);
         md.deadline = md.bridged.ig_ts + md.rtt_raw;
+    }
+    // A stored RTT of 2^20 units (1.07 s) or more: max_rtt_us for the RTT
+    // and the deadline alike (clamp_rtt's deadline is raw, which below 2^20
+    // is at most 1.07 s).
+    action use_max_rtt() {
+        md.bridged.rtt_us = CCFAIR_RTT_MAX_UNITS;
+        md.deadline = md.bridged.ig_ts + CCFAIR_RTT_MAX_UNITS;
     }
     // The packet that completes the handshake sample (rtt_raw = the pending
     // SYN time): RTT = now - SYN, and the first interval restarts here with
@@ -207,11 +240,11 @@ control FlowTracker(inout ingress_headers_t hdr,
             md.rtt_raw: ternary;
             md.rtt_smp: ternary;
         }
-        actions = { use_default_rtt; use_min_rtt; clamp_rtt; use_sample; }
+        actions = { use_default_rtt; use_min_rtt; clamp_rtt; use_max_rtt; use_sample; }
         const entries = {
 #include "../../shared/entries/rtt_fix.p4"
         }
-        const default_action = clamp_rtt();
+        const default_action = use_max_rtt();
         size = 8;
     }
 
@@ -259,6 +292,7 @@ control FlowTracker(inout ingress_headers_t hdr,
     // if/else arm (Tofino 1 has 16 per stage for both gresses).
     @hidden action rtt_syn_op() { md.rtt_raw = rtt_syn.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]); }
     @hidden action rtt_read_op() { md.rtt_raw = rtt_read.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]); }
+    @hidden action rtt_claim_op() { md.rtt_raw = rtt_claim.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]); }
     @hidden action rtt_sample_op() {
         md.rtt_raw = rtt_sample.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
         md.rtt_smp = 1;
@@ -266,7 +300,8 @@ control FlowTracker(inout ingress_headers_t hdr,
     }
     // After the signature check: a colliding flow (trk 0) must not write the
     // holder's RTT (its SYN stored its own time there, its other packets
-    // completed the holder's pending sample).
+    // completed the holder's pending sample); a claim without a SYN clears
+    // a pending SYN time (rtt_claim).
     AT_STAGE(STAGE_IG_RTT) @hidden
     table rtt_op {
         key = {
@@ -276,15 +311,16 @@ control FlowTracker(inout ingress_headers_t hdr,
             md.syn_only: ternary;
             md.syn_ack: ternary;
         }
-        actions = { rtt_syn_op; rtt_read_op; rtt_sample_op; no_op; }
+        actions = { rtt_syn_op; rtt_read_op; rtt_claim_op; rtt_sample_op; no_op; }
         const entries = {
             (1, true, TRK_COLLIDE &&& 0xFFFF, _, _) : no_op();
             (1, true, _, 1, _) : rtt_syn_op();
+            (1, true, 0 &&& 1, 0, _) : rtt_claim_op();
             (1, true, _, 0, 1) : rtt_read_op();
             (1, true, _, 0, 0) : rtt_sample_op();
         }
         const default_action = no_op();
-        size = 4;
+        size = 8;
     }
 
     // trk: 0 collision, bit 0 clear = new slot; a SYN restarts the slot.
@@ -445,6 +481,7 @@ control FlowTracker(inout ingress_headers_t hdr,
             hash_idx();
         }
         hash_sig();
+        stale_syn_time();
         // Group decided by the egress classifier (IngressPipe checked the
         // port); egress sends the word ready to store. Otherwise fg_new is
         // the parser's "new mouse, port unknown".

@@ -41,6 +41,16 @@ control FlowTracker(inout headers_t hdr,
     action rtt_read() {
         flow_rtt.read(md.rtt_raw, (bit<32>)idx);
     }
+    // TNA rtt_claim: a claim without a SYN clears a pending SYN time older
+    // than max_rtt_us (defect 9); outputs the value before the update
+    action rtt_claim() {
+        bit<32> v;
+        flow_rtt.read(v, (bit<32>)idx);
+        md.rtt_raw = v;
+        if (v >= RTT_PENDING && md.ts_pend - CCFAIR_RTT_MAX_UNITS >= v) {
+            flow_rtt.write((bit<32>)idx, 32w0);
+        }
+    }
     // outputs the value before the update (TNA rtt_sample)
     action rtt_sample() {
         bit<32> v;
@@ -123,6 +133,11 @@ control FlowTracker(inout headers_t hdr,
         md.bridged.rtt_us = md.rtt_raw < CCFAIR_RTT_MAX_UNITS ? md.rtt_raw : CCFAIR_RTT_MAX_UNITS;
         md.deadline = md.bridged.ig_ts + md.rtt_raw;
     }
+    // TNA use_max_rtt: a stored RTT of 2^20 units or more
+    action use_max_rtt() {
+        md.bridged.rtt_us = CCFAIR_RTT_MAX_UNITS;
+        md.deadline = md.bridged.ig_ts + CCFAIR_RTT_MAX_UNITS;
+    }
     action use_sample() {   // TNA use_sample: the packet completing the handshake sample
         md.bridged.rtt_us = md.ts_pend - md.rtt_raw;
         md.deadline = md.ts_2 - md.rtt_raw;
@@ -133,11 +148,11 @@ control FlowTracker(inout headers_t hdr,
             md.rtt_raw: ternary;
             md.rtt_smp: ternary;
         }
-        actions = { use_default_rtt; use_min_rtt; clamp_rtt; use_sample; }
+        actions = { use_default_rtt; use_min_rtt; clamp_rtt; use_max_rtt; use_sample; }
         const entries = {
 #include "../../shared/entries/rtt_fix.p4"
         }
-        const default_action = clamp_rtt();
+        const default_action = use_max_rtt();
         size = 8;
     }
 
@@ -191,6 +206,8 @@ control FlowTracker(inout headers_t hdr,
         if (md.track == 1 && hdr.tcp.isValid() && md.trk != TRK_COLLIDE) {
             if (md.syn_only == 1) {
                 rtt_syn();
+            } else if (md.trk[0:0] == 0) {
+                rtt_claim();
             } else if (md.syn_ack == 1) {
                 rtt_read();
             } else {
