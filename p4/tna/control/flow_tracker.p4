@@ -301,7 +301,7 @@ control FlowTracker(inout ingress_headers_t hdr,
     // After the signature check: a colliding flow (trk 0) must not write the
     // holder's RTT (its SYN stored its own time there, its other packets
     // completed the holder's pending sample); a claim without a SYN clears
-    // a pending SYN time (rtt_claim).
+    // a pending SYN time older than max_rtt_us (rtt_claim).
     AT_STAGE(STAGE_IG_RTT) @hidden
     table rtt_op {
         key = {
