@@ -73,9 +73,24 @@ class _Rtt(CcfairTest):
         self.assertFalse(rtt & PENDING, "RTT still pending after the handshake ACK (0x%08x)" % rtt)
         return fid, syn31, ack_sent, ack_out, rtt
 
+    def flow_units(self, key):
+        """A params `flow.<key>` in microseconds, in units (as p4/gen_tables.py rounds it)."""
+        return int(round(self.params["flow"][key] * 1000.0 / 1024))
+
     def floor_units(self):
         """The interval floor W (flow.min_interval_us) in units."""
-        return int(round(self.params["flow"]["min_interval_us"] * 1000.0 / 1024))
+        return self.flow_units("min_interval_us")
+
+    def assert_deadline(self, fid, before, after, offset, what):
+        """flow_deadline of `fid` is the ingress time of a packet sent between the probe SYNs of the
+        flows `before` and `after` (their pending RTT words hold their times) plus `offset` units.
+        Compared modulo 2^31: the probes' times hold bits 30:0 of the clock, the deadline all 32,
+        so from 2^31 units (36.6 min of switch uptime) on, bit 31 is set half of the time."""
+        t0, t1 = self.syn_time(before), self.syn_time(after)
+        dl = self.read_register(DEADLINE, fid) & 0xFFFFFFFF
+        m31 = (1 << 31) - 1
+        self.assertTrue(((dl - offset - t0) & m31) <= ((t1 - t0) & m31),
+                        "deadline %d, expected ingress time (%d..%d) + %s (modulo 2^31)" % (dl, t0, t1, what))
 
     def rate_fine(self, nbytes, rtt_units):
         """The interval rate the classifier stores (flow_rate) for `nbytes` in one RTT: rate bins
@@ -176,7 +191,7 @@ class RttClampedToMinimum(_Rtt, _Classify):
     RAW, BOUNDARY = 50, 70
 
     def runTest(self):
-        floor, minimum = self.floor_units(), int(round(self.params["flow"]["min_rtt_us"] * 1000.0 / 1024))
+        floor, minimum = self.floor_units(), self.flow_units("min_rtt_us")
         self.assertTrue(self.RAW <= self.BOUNDARY < minimum < 128 and minimum < floor,
                         "params: minimum RTT %d units, floor %d" % (minimum, floor))
         mouse, d0, d1 = self.group_id("mouse"), self.group_id("delay", 0), self.group_id("delay", 1)
@@ -284,13 +299,7 @@ class DefaultRttMidConnection(_Rtt):
         after = self.ingress_time(p1, p2, K.Flow(0, 1, 42104))
         fid = self.new_flow_id(f)
         self.assertEqual(self.read_register(RTT, fid), 0, "a flow without a handshake got an RTT sample")
-        t0, t1 = self.syn_time(before), self.syn_time(after)
-        dl = self.read_register(DEADLINE, fid) & 0xFFFFFFFF
-        # the probes' times hold bits 30:0 of the clock, the deadline all 32: from 2^31 units
-        # (36.6 min of switch uptime) on, bit 31 is set half of the time
-        m31 = (1 << 31) - 1
-        self.assertTrue(((dl - self.DEFAULT - t0) & m31) <= ((t1 - t0) & m31),
-                        "deadline %d, expected ingress time (%d..%d) + %d (modulo 2^31)" % (dl, t0, t1, self.DEFAULT))
+        self.assert_deadline(fid, before, after, self.DEFAULT, "%d" % self.DEFAULT)
         time.sleep(self.DEFAULT * UNIT_S * 1.5)
         self.send_through(p1, p2, f.data(500, seq=487))
         self.assertEqual(self.read_register(PKTS, fid), 1, "no new interval after the default RTT")
@@ -322,11 +331,7 @@ class ClaimWithoutSynDropsAStaleSyn(_Rtt):
         self.assertEqual(self.new_flow_id(f), fid)
         rtt = self.read_register(RTT, fid)
         self.assertEqual(rtt, 0, "the claim took %d units (%.0f ms since the stale SYN) for its RTT" % (rtt, rtt * UNIT_S * 1e3))
-        t0, t1 = self.syn_time(before), self.syn_time(after)
-        dl = self.read_register(DEADLINE, fid) & 0xFFFFFFFF
-        m31 = (1 << 31) - 1
-        self.assertTrue(((dl - self.DEFAULT - t0) & m31) <= ((t1 - t0) & m31),
-                        "deadline %d, expected ingress time (%d..%d) + %d (modulo 2^31)" % (dl, t0, t1, self.DEFAULT))
+        self.assert_deadline(fid, before, after, self.DEFAULT, "%d" % self.DEFAULT)
 
 
 @group("rtt")
@@ -349,13 +354,9 @@ class HugeRttPacedAtTheMaximum(_Rtt):
         self.send_through(p1, p2, f.data(500))
         after = self.ingress_time(p1, p2, K.Flow(0, 1, 42108))
         self.assertEqual(self.read_register(PKTS, fid), 1, "the packet did not end the first interval")
-        max_units = int(round(self.params["flow"]["max_rtt_us"] * 1000.0 / 1024))
-        t0, t1 = self.syn_time(before), self.syn_time(after)
-        dl = self.read_register(DEADLINE, fid) & 0xFFFFFFFF
-        m31 = (1 << 31) - 1
-        self.assertTrue(((dl - max_units - t0) & m31) <= ((t1 - t0) & m31),
-                        "deadline %d, expected ingress time (%d..%d) + max_rtt_us %d units (modulo 2^31); "
-                        "raw RTT would give + %d" % (dl, t0, t1, max_units, 1 << 21))
+        max_units = self.flow_units("max_rtt_us")
+        self.assert_deadline(fid, before, after, max_units,
+                             "max_rtt_us %d units; raw RTT would give + %d" % (max_units, 1 << 21))
 
 
 @group("rtt")
