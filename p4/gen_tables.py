@@ -73,19 +73,21 @@ def derived(p):
     # rate[kbit/s] = bytes * 8 / (rtt_units * 1.024 us) / 1000; bin 0 starts at rate_min.
     off = fine_per_decade * math.log10(8.0 / (TS_UNIT_NS * 1e-9) / 1000.0 / tvf["rate_min_kbps"])
     d["RATE_OFFSET_FINE"] = int(round(off))
-    d["BWEST_UP_FINE"] = int(round(fine_per_decade * math.log10(1 + 2.0 ** -c["bwest_up_shift"])))
-    d["BWEST_DOWN_FINE"] = int(round(-fine_per_decade * math.log10(1 - 2.0 ** -c["bwest_down_shift"])))
+    # A "fall": the interval's rate at most 1 - 2^-fall_shift of the previous one (x0.75).
+    if not 1 <= c["fall_shift"] <= 8:
+        raise ValueError("classifier.fall_shift must be 1..8, got %r" % c["fall_shift"])
+    d["FALL_FINE"] = int(round(-fine_per_decade * math.log10(1 - 2.0 ** -c["fall_shift"])))
     d["AGGR_MANTISSA"] = c["aggr_growth_shift"]
     # Growth = the log_depth index rose by >= aggr_min_steps: >= 2 guarantees a whole bucket
     # (2^-aggr_growth_shift of the depth) and at least 2 cells (algorithm.md, defect 4).
     if not 1 <= c["aggr_min_steps"] <= 255:
         raise ValueError("classifier.aggr_min_steps must be 1..255, got %r" % c["aggr_min_steps"])
     d["AGGR_MARGIN"] = c["aggr_min_steps"] - 1
-    # BwEst counts only intervals with >= bwest_min_pkts data packets: with n packets one packet of
-    # jitter moves the rate by about 1/n, an "up" for n < 2^(bwest_up_shift+1) (docs/eval-model.md).
-    if not 1 <= c["bwest_min_pkts"] <= 0xFFFF:
-        raise ValueError("classifier.bwest_min_pkts must be 1..65535, got %r" % c["bwest_min_pkts"])
-    d["BWEST_MIN_PKTS"] = c["bwest_min_pkts"]
+    # Loss-ignoring interval: the retransmission run (intervals in a row with a retransmission,
+    # flow_retx's 8-bit count) has reached retx_run and the rate did not fall (algorithm.md D10).
+    if not 1 <= c["retx_run"] <= 255:
+        raise ValueError("classifier.retx_run must be 1..255, got %r" % c["retx_run"])
+    d["RETX_RUN"] = c["retx_run"]
     # The marker's rate label: the last interval's log rate (1) or the average of the last two (2).
     # A stateful ALU cannot shift or scale its memory word, so no decaying average (EWMA) fits
     # Tofino; the average of two is a sum it can keep (docs/dataplane.md, "Rate label").

@@ -185,47 +185,47 @@ write("aggressiveness-delay-lossdelay-loss",
       "packet early still sees growth). The packet that ends interval k-1 (the first of train k) is classified when "
       "it leaves (checked after each dequeue): aggressiveness k-5 from k = 6 on; k = 9 (aggr 4) -> hybrid0, k = 17 "
       "(aggr 12) -> loss0. The group change does not reset the depth history. Packet counts only rise, so there is "
-      "no BwEst 'down' and BwEst stays 0." + FLOOR_ASIDE,
+      "no retransmission and the loss-ignoring count stays 0." + FLOOR_ASIDE,
       steps, config={**MID, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
 
-# BBR-like: base 30 packets, probe 39 (>= 1.125x), drain 24 (<= 0.75 x 39), cycle of 8 intervals. The slow-start
-# prefix ends with 14 < 16 packets (slow start ends) without a BwEst "down" (14/16 > 0.75).
+# A loss-ignoring flow (BBR under ccfair's drops): 30 data packets every interval, one of them a
+# retransmission (the second packet: the re-sent segment is not above the highest sequence number).
+LI_DOC = ("Loss-ignoring intervals (docs/algorithm.md §8.4): ingress marks a data segment whose sequence number is "
+          "not above the highest its direction has sent as a retransmission (flow_seq); flow_retx counts the "
+          "intervals in a row that had one (the packet ending an interval counts in the next, as for "
+          "interval_pkts) and hands the run to egress at the interval end (int_retx). An interval end of a "
+          "long-lived flow with a run >= classifier.retx_run (3) and a rate not fallen to <= 0.75x the previous "
+          "interval's (FALL_FINE, 8 fine units) adds one to the loss-ignoring count (flow_ignore.hi); a fall when "
+          "the previous interval's run was not 0 takes one off; m_m (4) make the flow model-based (hybrid1). ")
 steps = ss_prefix(14)
-cyc = [39, 24, 30, 30, 30, 30, 30, 30]
-counts = [30] + cyc * 4  # intervals 5 .. 37
-bw = 0
-for i, n in enumerate(counts):
-    k = 5 + i
-    g = "delay0" if bw < 4 else "hybrid1"
-    steps.append(interval((k - 1) * P, n, 200, expect={"group": g}))
-    if n == 24:
-        bw += 1  # counted at the next roll-over
-        steps.append({"op": "check", "t_us": (k - 1) * P, "flow": "A", "expect": {"bwest": bw - 1}})
-write("bwest-model-based",
-      "BwEst (docs/algorithm.md §8.4): an interval end whose rate is >= BWEST_UP_FINE (3 fine units, x1.114) above "
-      "the previous interval's is 'up', one <= BWEST_DOWN_FINE (8, x0.750) below it 'down'; a 'down' right after an "
-      "'up' is one pattern, and m_m (4) patterns make the flow model-based (hybrid1), like BBR's 1.25x probe / 0.75x "
-      "drain every 8 RTTs. Mid-connection flow, RTT 10 ms, intervals 12 ms apart; slow start 4, 8, 16, 14 packets -> "
-      "delay0 at 48 ms (14 < 16; BwEst is cleared while a mouse). Then packets per interval: 30, then 4 cycles of "
-      "[39, 24, 30 x 6]. 39 after 30 is up (x1.3), 24 after 39 down (x0.62) -> a pattern at the roll-over that ends "
-      "each 24-interval; 30 after 24 is up but 30 after 30 neither. The 4th pattern completes at the roll-over of "
-      "t=372 ms (end of interval 31) -> hybrid1 from then on. Queues drained: aggressiveness stays 0." + FLOOR_ASIDE,
-      steps, config={**MID, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
-
-steps = ss_prefix(14)
-small = [10, 13, 8, 10] * 6
-for i, n in enumerate(small):
-    k = 5 + i
-    steps.append(interval((4 + i) * P, n, 600, expect={"group": "delay0"}))
-    if k in (8, 12, 16, 20):
-        steps.append({"op": "check", "t_us": (4 + i) * P, "flow": "A", "expect": {"bwest": 0}})
-write("bwest-needs-enough-packets",
-      "The BBR-like pattern of bwest-model-based, six times over, but with 8..13 packets per interval: an interval "
-      "with fewer than classifier.bwest_min_pkts (18) data packets is no BwEst evidence (docs/algorithm.md §8.4: "
-      "bwest_few keeps the count and forgets a pending up; with n packets one packet of jitter is a factor "
-      "(n+1)/(n-1) >= 1.125 for n <= 17). Slow start 4, 8, 16, 14 packets -> delay0 at 48 ms; then interval k (from "
-      "(k-1) x 12 ms, k = 5..28) holds 10, 13, 8, 10 packets, repeated (13 after 10 would be up, 8 after 13 down): "
-      "BwEst stays 0 (read after the first packet of trains 8, 12, 16, 20) and the flow stays delay0." + FLOOR_ASIDE,
+def li_interval(k, n, retx, group):
+    """Interval k (from (k-1) x P): its roll-over packet (classified: the group after it), then a
+    retransmission of that packet's segment if `retx`, then the rest, n data packets in all."""
+    out = [interval((k - 1) * P, 1, 0, group=group)]
+    if retx:
+        out.append(pk((k - 1) * P + 200, flags="A", retx=True, drain=True, **D))
+    out.append(interval((k - 1) * P + 400, n - 1 - (1 if retx else 0), 200))
+    return out
+# Intervals 5 .. 10: 30 packets with a retransmission. The end of interval j has run j - 4 and count
+# max(0, j - 6); the roll-over of interval k classifies the end of k - 1 (checked after it).
+for k in range(5, 11):
+    steps += li_interval(k, 30, True, "delay0" if k <= 10 else "hybrid1")
+    steps.append({"op": "check", "t_us": (k - 1) * P + 9000, "flow": "A", "expect": {"ignore": max(0, k - 7)}})
+# (interval, packets, a retransmission, group and count after its roll-over)
+plan = [(11, 15, False, "hybrid1", 4), (12, 30, False, "delay0", 3), (13, 15, False, "delay0", 3),
+        (14, 30, True, "delay0", 3), (15, 15, False, "delay0", 3), (16, 30, False, "delay0", 2)]
+for k, n, retx, g, ign in plan:
+    steps += li_interval(k, n, retx, g)
+    steps.append({"op": "check", "t_us": (k - 1) * P + 9000, "flow": "A", "expect": {"ignore": ign}})
+write("loss-ignoring-model-based",
+      LI_DOC + "Mid-connection flow, RTT 10 ms, intervals 12 ms apart; slow start 4, 8, 16, 14 packets -> delay0 at "
+      "48 ms (14 < 16; the count is cleared while a mouse). Intervals 5 .. 10 (from 48 ms) carry 30 data packets, "
+      "the second a retransmission of the first: the end of interval j has run j - 4 and, from j = 7 (run 3), "
+      "adds one (count j - 6, read after the roll-over that ends it); the end of interval 10 makes it 4 -> hybrid1 "
+      "(after the roll-over at 120 ms). Then, without retransmissions but in interval 14: 15 packets in interval "
+      "11 (a fall, after interval 10's run of 6: 3, delay0 again, its family being delay), 30 (no fall: kept), "
+      "15 (a fall, but interval 12 had no retransmission: kept), 30 with one (run 1 < 3: kept), 15 (a fall after a "
+      "run of 1: 2). Queues drained: aggressiveness stays 0." + FLOOR_ASIDE,
       steps, config={**MID, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
 
 write("symmetric-flow-id",
@@ -317,6 +317,25 @@ write("aqm-ecn-off",
           interval(60000, 1, 0, u16=65535, ect=True, drain=False),
           {"op": "dequeue", "t_us": 72000, "count": "all", "expect": {"actions": ["drop"]}}],
       config={**PV_CFG, "ecn": False})
+
+write("aqm-retransmission-spared",
+      "A retransmission (a data segment not above the highest sequence number its direction has sent: flow_seq in "
+      "ingress) passes the PV verdict unless its flow is queued as model-based (hybrid1): no PV drop, no CE mark "
+      "(p4/shared/entries/aqm_verdict.p4, docs/algorithm.md D9); a drop of a retransmission costs a real sender a "
+      "timeout. " + GATE_DOC + "Same flow, TVF and pinned CTV 46000 as aqm-drop-and-mark; each packet queued 12 ms "
+      "(a standing queue), u16 65535 (PV in [28672, 32767] < CTV). A new segment at 60 ms: dropped (its "
+      "interval-1 end makes the flow delay-based: slow start ended at the fair BDP); its retransmission at 73 ms: forwarded; the same again ECN-capable at 86 ms: forwarded, not marked; a new "
+      "segment at 99 ms: dropped.",
+      aqm_pre + [
+          interval(60000, 1, 0, u16=65535, drain=False),
+          {"op": "dequeue", "t_us": 72000, "count": "all", "expect": {"actions": ["drop"]}},
+          pk(73000, flags="A", retx=True, u16=65535, drain=False, **D),
+          {"op": "dequeue", "t_us": 85000, "count": "all", "expect": {"actions": ["forward"]}},
+          pk(86000, flags="A", retx=True, u16=65535, ect=True, drain=False, **D),
+          {"op": "dequeue", "t_us": 98000, "count": "all", "expect": {"actions": ["forward"]}},
+          interval(99000, 1, 0, u16=65535, drain=False),
+          {"op": "dequeue", "t_us": 111000, "count": "all", "expect": {"actions": ["drop"]}}],
+      config={**PV_CFG, "ecn": True})
 
 write("aqm-every-candidate-dropped",
       "No per-flow allowance (docs/algorithm.md §10.3; the one-PV-drop-per-interval token flow_aqm_once is gone): "
@@ -411,7 +430,7 @@ write("interval-floor",
       "below the 20 ms boundary: band 0, delay0 (the 50 ms interval would be band 1, delay1). The RTT in effect "
       "stays 10 ms. Interval 3 (from 180 ms, deadline 230 ms): the packet at 190 ms stays in it (interval_pkts 2), "
       "the one at 270 ms ends it (interval_pkts 1); the flow stays delay0 (slow start done; 2 packets < "
-      "bwest_min_pkts: no BwEst; queues drained: aggressiveness 0).",
+      "no retransmission: the loss-ignoring count stays 0; queues drained: aggressiveness 0).",
       [pk(0, flags="A", **D, drain=True, expect={"verdict": "enqueued", "group": "mouse"}),
        {"op": "check", "t_us": 0, "flow": "A", "expect": {"interval_pkts": 1, "rtt_us": [10000, 10000]}},
        pk(10000, flags="A", **D, drain=True, expect={"verdict": "enqueued", "group": "mouse"}),

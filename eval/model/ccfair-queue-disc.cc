@@ -237,6 +237,7 @@ CcfairQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
             p.sport = tcp.GetSourcePort();
             p.dport = tcp.GetDestinationPort();
             p.flags = tcp.GetFlags();
+            p.seq = tcp.GetSequenceNumber().GetValue();
             uint32_t hl = tcp.GetSerializedSize();
             uint32_t l4 = ip->GetPacket()->GetSize();
             p.payload = l4 > hl ? l4 - hl : 0;

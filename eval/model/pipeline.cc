@@ -90,6 +90,7 @@ struct Pipeline::IgMd
     uint16_t port_lo = 0, port_hi = 0, sig = 0, trk = 0, fg_old = 0;
     uint32_t rtt_raw = 0, deadline = 0, ts_2 = 0;
     uint8_t rtt_smp = 0, restart = 0;
+    uint8_t dir = 0; // 0: from the lower (address, port) end
     uint8_t slot = 0;
     Bridged bridged;
 };
@@ -106,7 +107,7 @@ struct Pipeline::EgMd
     // classifier
     uint16_t ld = 0, log_b = 0, log_r = 0, lrate = 0, lr_pv = 0, sparse_gap = 0, bdp_gap = 0, ss_in = 0;
     uint16_t qmax_done = 0, qmax_grow = 0, ss_state = SS_ACTIVE;
-    uint8_t band = 0, bw_code = 0, bw_count = 0, aggr = 0, family = 0, t_mm = 0, t_ld = 0, t_pl = 0;
+    uint8_t band = 0, fell = 0, ign = 0, aggr = 0, family = 0, t_mm = 0, t_ld = 0, t_pl = 0;
     uint8_t new_group = 0, ss_drop = 0, upd_ok = 0;
     // marker
     uint16_t nlog_u = 0, pos = 0, pv = 0;
@@ -246,9 +247,11 @@ Pipeline::Pipeline(const Config& c, uint64_t seed)
     m_flowPkts.assign(n, 0);
     m_flowBytes.assign(n, 0);
     m_flowGroup.assign(n, 0);
+    m_flowSeq.assign(n, {});
+    m_flowRetx.assign(n, {});
     m_flowRate.assign(n, 0);
     m_flowRateS.assign(n, Pair16{RATE_S_NONE, 0});
-    m_flowBwest.assign(n, {});
+    m_flowIgnore.assign(n, {});
     m_flowSs.assign(n, {});
     m_flowQmax.assign(n, 0);
     m_flowAggr.assign(n, {});
@@ -372,6 +375,7 @@ Pipeline::FlowTracker(const Pkt& p, IgMd& md)
     md.ip_hi = std::max(p.src, p.dst);
     md.port_lo = std::min(md.l4_sport, md.l4_dport);
     md.port_hi = std::max(md.l4_sport, md.l4_dport);
+    md.dir = (p.src > p.dst || (p.src == p.dst && md.l4_sport > md.l4_dport)) ? 1 : 0;
     uint8_t buf[13], *o = buf;
     Put(o, md.ip_lo, 4), Put(o, md.ip_hi, 4), Put(o, md.port_lo, 2), Put(o, md.port_hi, 2), Put(o, md.ip_proto, 1);
     md.bridged.flow_idx = Crc32(buf, 13);
@@ -501,6 +505,27 @@ Pipeline::FlowTracker(const Pkt& p, IgMd& md)
     else if (md.bridged.tracked)
         md.bridged.group = uint8_t(md.fg_old & 0x1F);
 
+    // seq_op (flow_seq): per direction, the highest sequence number a data segment carried (0:
+    // none yet); a data segment not above it is a retransmission. A SYN or a claim starts both.
+    if (md.track && md.tcp && md.trk != TRK_COLLIDE)
+    {
+        Pair32& v = m_flowSeq[idx];
+        uint32_t& mine = md.dir ? v.hi : v.lo;
+        uint32_t& other = md.dir ? v.lo : v.hi;
+        if ((p.flags & SYN) || (md.trk & 1) == 0) // seq_new_lo / seq_new_hi
+        {
+            mine = p.seq;
+            other = 0;
+        }
+        else if (md.data_pkt) // seq_chk_lo / seq_chk_hi
+        {
+            if (mine == 0 || int32_t(p.seq - mine) > 0)
+                mine = p.seq;
+            else
+                md.bridged.retx = 1;
+        }
+    }
+
     DeadlineOp(md);
 
     // pkts_op, bytes_op (flow_pkts, flow_bytes): INTERVAL_ACK has no entry
@@ -515,6 +540,23 @@ Pipeline::FlowTracker(const Pkt& p, IgMd& md)
     {
         m_flowPkts[idx] = SatAdd16(m_flowPkts[idx], md.data_pkt); // pkts_inc
         m_flowBytes[idx] += md.pkt_len32;                         // bytes_inc (wraps)
+    }
+
+    // retx_op (flow_retx): the retransmission run at an interval end (bridged int_retx); like
+    // pkts_op, the packet that ends an interval counts in the next one
+    if (md.bridged.tracked)
+    {
+        Pair8& r = m_flowRetx[idx];
+        if (md.bridged.flow_new || md.bridged.interval_end == INTERVAL_RESTART) // retx_reset
+            r = {md.bridged.retx, 0};
+        else if (md.bridged.interval_end == 1) // retx_end
+        {
+            r.hi = r.lo != 0 ? SatAdd8(r.hi, 1) : 0;
+            r.lo = md.bridged.retx;
+            md.bridged.int_retx = r.hi;
+        }
+        else // retx_pkt
+            r.lo = uint8_t(r.lo | md.bridged.retx);
     }
 }
 
@@ -715,19 +757,14 @@ Pipeline::Classifier(const Bridged& b, EgMd& e)
     e.sparse_gap = SatSub16(b.int_pkts, e.ant_max_pkts);
     e.bdp_gap = SatSub16(e.fair_fine, e.lrate);
 
-    // flow_rate: rate_reset (CLS_NEW), rate_end (CLS_END); BwEst's raw rate
+    // flow_rate: rate_reset (CLS_NEW), rate_end (CLS_END): the raw rate; a fall is <= x0.75
     int16_t& rate = m_flowRate[i];
     if (e.cls_op == CLS_NEW)
         rate = 0;
     else if (e.cls_op == CLS_END)
     {
         const int16_t lr = int16_t(e.lrate);
-        if (int16_t(lr - rate) >= int16_t(G::BWEST_UP_FINE))
-            e.bw_code = 1;
-        else if (int16_t(rate - lr) >= int16_t(G::BWEST_DOWN_FINE))
-            e.bw_code = 2;
-        else
-            e.bw_code = 0;
+        e.fell = int16_t(rate - lr) >= int16_t(G::FALL_FINE) ? 1 : 0;
         rate = lr;
     }
     // flow_rate_s (rate_s_op): the marker's label, the average of the last two intervals' rates
@@ -761,28 +798,36 @@ Pipeline::Classifier(const Bridged& b, EgMd& e)
     }
     e.ss_in = e.bdp_gap == 0 ? 0 : SatAdd16(b.int_pkts, 1);
 
-    // bwest_op (flow_bwest), keyed on the group the packet was queued as
-    Pair8& bw = m_flowBwest[i];
-    if (e.cls_op == CLS_NEW)
-        bw = {};
-    else if (e.cls_op == CLS_END && b.group == GROUP_MOUSE) // bwest_clear_op
+    // ignore_op (flow_ignore), keyed on the group the packet was queued as: a loss-ignoring
+    // interval retransmitted in retx_run intervals in a row without a fall; a fall after an
+    // interval with retransmissions takes one off
+    Pair8& ig = m_flowIgnore[i];
+    if (e.cls_op == CLS_NEW) // ign_reset_op
+        ig = {};
+    else if (e.cls_op == CLS_END && b.group == GROUP_MOUSE) // ign_clear_op
     {
-        bw = {};
-        e.bw_count = 0;
+        ig = {};
+        e.ign = 0;
     }
-    else if (e.cls_op == CLS_END && b.group == GROUP_ANT) // bwest_hold_op
-        e.bw_count = 0;
-    else if (e.cls_op == CLS_END && b.int_pkts < G::BWEST_MIN_PKTS) // bwest_few (range entry): forget a pending up
+    else if (e.cls_op == CLS_END && b.group == GROUP_ANT) // ign_hold_op
+        e.ign = 0;
+    else if (e.cls_op == CLS_END && e.fell) // ign_fall
     {
-        bw.lo = 0;
-        e.bw_count = bw.hi;
+        if (ig.lo != 0 && ig.hi != 0)
+            ig.hi = uint8_t(ig.hi - 1);
+        ig.lo = b.int_retx;
+        e.ign = ig.hi;
     }
-    else if (e.cls_op == CLS_END) // bwest_end
+    else if (e.cls_op == CLS_END && b.int_retx >= G::RETX_RUN) // ign_up
     {
-        if (e.bw_code == 2 && bw.lo == 1)
-            bw.hi = SatAdd8(bw.hi, 1);
-        bw.lo = e.bw_code;
-        e.bw_count = bw.hi;
+        ig.hi = SatAdd8(ig.hi, 1);
+        ig.lo = b.int_retx;
+        e.ign = ig.hi;
+    }
+    else if (e.cls_op == CLS_END) // ign_keep
+    {
+        ig.lo = b.int_retx;
+        e.ign = ig.hi;
     }
     // ss_op (flow_ss)
     Pair16& ss = m_flowSs[i];
@@ -826,7 +871,7 @@ Pipeline::Classifier(const Bridged& b, EgMd& e)
         ag.lo = e.qmax_done;
         e.aggr = uint8_t(ag.hi);
     }
-    e.t_mm = SatSub8(e.bw_count, e.m_m1);
+    e.t_mm = SatSub8(e.ign, e.m_m1);
     e.t_ld = SatSub8(e.aggr, e.m_ld1);
     e.t_pl = SatSub8(e.aggr, e.m_pl1);
     // family_op (flow_family): sticky delay -> loss-delay -> loss
@@ -935,6 +980,9 @@ Pipeline::Aqm(const Bridged& b, EgMd& e, QueueState& q)
         else if (e.pv_below == 0 || e.gate_over == 0)
         {
         } // pass: PV >= CTV, or no standing queue
+        else if (b.retx && b.group != GroupId(2, 1))
+        {
+        } // pass: a retransmission, unless its flow is queued as model-based (hybrid1)
         else if (candidate)
             e.pv_drop = 1;
         else
@@ -1433,7 +1481,10 @@ Pipeline::ReadFlow(uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport, F
     out.flow_bytes = m_flowBytes[idx];
     out.flow_deadline = uint32_t(m_flowDeadline[idx]);
     out.aggr = m_flowAggr[idx].hi;
-    out.bwest = m_flowBwest[idx].hi;
+    out.ignore = m_flowIgnore[idx].hi;
+    out.retx_run = m_flowRetx[idx].hi;
+    out.seq_lo = m_flowSeq[idx].lo;
+    out.seq_hi = m_flowSeq[idx].hi;
     out.family = m_flowFamily[idx];
     out.ss_state = m_flowSs[idx].hi;
     return true;

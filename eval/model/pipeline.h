@@ -98,6 +98,7 @@ struct Pkt
     uint32_t payload = 0;         // TCP payload bytes (0 with ACK alone: a pure ACK)
     bool ect = false;             // ECN-capable transport
     uint16_t rand16 = 0;          // the egress Random<bit<16>> draw; 0 = draw from the model's PRNG
+    uint32_t seq = 0;             // TCP sequence number (flow_seq)
 };
 
 enum TcpFlag : uint8_t
@@ -157,7 +158,9 @@ struct FlowRegs
     uint32_t flow_bytes = 0;
     uint32_t flow_deadline = 0;   // the running interval's end, in ig_ts units
     uint16_t aggr = 0;            // flow_aggr.hi
-    uint8_t bwest = 0;            // flow_bwest.hi
+    uint8_t ignore = 0;           // flow_ignore.hi: loss-ignoring intervals
+    uint8_t retx_run = 0;         // flow_retx.hi: intervals in a row with a retransmission
+    uint32_t seq_lo = 0, seq_hi = 0; // flow_seq: highest data sequence number per direction
     uint8_t family = 0;
     uint16_t ss_state = 0;        // flow_ss.hi
 };
@@ -182,6 +185,8 @@ struct Bridged
     uint32_t rtt_us = 0;          // units, as bridged.rtt_us
     uint8_t group = 0, qid = 0;
     uint16_t shim_pv = 0;
+    uint8_t retx = 0;             // a data segment not above its direction's highest sequence number
+    uint8_t int_retx = 0;         // at an interval end: the retransmission run (flow_retx.hi)
     // packet and TM fields egress reads
     uint32_t size = 0;
     bool ect = false;
@@ -353,6 +358,10 @@ class Pipeline
     {
         uint16_t lo = 0, hi = 0;
     };
+    struct Pair32
+    {
+        uint32_t lo = 0, hi = 0;
+    };
 
     // ingress controls
     void FlowTracker(const Pkt& p, IgMd& md);
@@ -386,13 +395,15 @@ class Pipeline
     std::vector<uint16_t> m_flowPkts;
     std::vector<uint32_t> m_flowBytes;
     std::vector<uint16_t> m_flowGroup;
+    std::vector<Pair32> m_flowSeq; // flow_seq: highest data sequence number, lo = direction 0, hi = 1 (0: none)
+    std::vector<Pair8> m_flowRetx; // flow_retx: lo = a retransmission in this interval, hi = the run
     std::array<uint64_t, 2> m_untracked{}; // [0] collision, [1] not TCP
     // GroupUpdate counters, by pgidx = stats_idx ++ group (the model's port has stats index 0)
     std::vector<uint64_t> m_pgFlowEnter, m_pgFlowLeave;
     // Classifier registers (egress)
     std::vector<int16_t> m_flowRate;
     std::vector<Pair16> m_flowRateS; // flow_rate_s: lo = last interval's log rate (RATE_S_NONE: none), hi = lo + the one before
-    std::vector<Pair8> m_flowBwest;
+    std::vector<Pair8> m_flowIgnore; // flow_ignore: lo = the last interval's retransmission run, hi = loss-ignoring count
     std::vector<Pair16> m_flowSs;
     std::vector<uint16_t> m_flowQmax;
     std::vector<Pair16> m_flowAggr;

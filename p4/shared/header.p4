@@ -100,6 +100,8 @@ header bridged_h {
     @flexible bit<32>     ig_ts;
     @flexible bit<32>     int_bytes;
     @flexible bit<16>     int_pkts;     // finished interval's data packets (no pure ACKs)
+    @flexible bit<8>      retx;         // 1: a data segment not above its direction's highest sequence number
+    @flexible bit<8>      int_retx;     // at an interval end: the finished interval's retransmission run
 #ifdef CCFAIR_PROFILE_BMV2
     bit<7>                _pad0;        // BMv2 headers are whole bytes (TNA packs @flexible)
 #endif
@@ -172,6 +174,7 @@ struct ingress_metadata_t {
     bit<1>      syn_ack;
     bit<1>      fin_rst;    // FIN or RST without SYN: the connection closes (group_close)
     bit<16>     data_pkt;   // 0 for a pure ACK, else 1
+    bit<1>      dir;        // flow_seq's half: 0 from the lower IP (equal IPs: the lower port), else 1
     bit<32>     pkt_len32;
     bit<16>     now16;
     bit<32>     rtt_raw;
@@ -246,8 +249,8 @@ struct egress_metadata_t {
     bit<8>      t_ld;
     bit<8>      t_pl;
     bit<8>      family;
-    bit<8>      bw_code;
-    bit<8>      bw_count;
+    bit<8>      fell;          // rate_end: 1 = the interval's rate fell by FALL_FINE or more
+    bit<8>      ign;           // flow_ignore's loss-ignoring count
     bit<8>      t_mm;
     bit<16>     ss_in;
     bit<16>     ss_state;

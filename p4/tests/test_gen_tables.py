@@ -155,10 +155,16 @@ class GeneratedTables(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "flow.min_interval_us"):
             gen_tables.derived(p)
 
-    def test_bad_bwest_min_pkts_is_refused(self):
+    def test_bad_retx_run_is_refused(self):
         p = P.load()
-        p["classifier"]["bwest_min_pkts"] = 0
-        with self.assertRaisesRegex(ValueError, "classifier.bwest_min_pkts"):
+        p["classifier"]["retx_run"] = 0
+        with self.assertRaisesRegex(ValueError, "classifier.retx_run"):
+            gen_tables.derived(p)
+
+    def test_bad_fall_shift_is_refused(self):
+        p = P.load()
+        p["classifier"]["fall_shift"] = 0
+        with self.assertRaisesRegex(ValueError, "classifier.fall_shift"):
             gen_tables.derived(p)
 
     def test_bad_aggr_min_steps_is_refused(self):

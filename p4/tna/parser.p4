@@ -11,7 +11,7 @@ parser IngressParserImpl(packet_in pkt,
         // Flags and values read before they may be written start at 0.
         md.routed = 0; md.punt = 0; md.has_port = 0; md.is_update = 0; md.track = 0;
         md.syn_only = 0; md.syn_ack = 0; md.fin_rst = 0; md.data_pkt = 1;
-        md.fg_written = 0; md.slot = 0; md.trk = 0;
+        md.fg_written = 0; md.slot = 0; md.trk = 0; md.dir = 0;
         // Keys of rtt_fix and deadline_op, set only by rtt_sample_op / use_sample:
         // without this bf-p4c overlaid both with global_tstamp[31:24] (B4), so
         // they read timestamp bits 24 and 25 whenever their setter did not run.
@@ -31,6 +31,7 @@ parser IngressParserImpl(packet_in pkt,
         md.bridged.tracked = 0; md.bridged.flow_new = 0; md.bridged.interval_end = 0;
         md.bridged.group = GROUP_ANT; md.bridged.qid = 0; md.bridged.flow_idx = 0;
         md.bridged.rtt_us = 0; md.bridged.int_bytes = 0; md.bridged.int_pkts = 0;
+        md.bridged.retx = 0; md.bridged.int_retx = 0;
         md.bridged.ig_port = ig_intr_md.ingress_port;
         // Copied here, not in an action, so tables can key on it in stage 0.
         md.ig_port = (FabPortId_t)ig_intr_md.ingress_port;

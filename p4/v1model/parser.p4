@@ -12,7 +12,7 @@ parser ParserImpl(packet_in pkt,
     state start {
         lmd.ig.routed = 0; lmd.ig.punt = 0; lmd.ig.has_port = 0; lmd.ig.is_update = 0; lmd.ig.track = 0;
         lmd.ig.syn_only = 0; lmd.ig.syn_ack = 0; lmd.ig.fin_rst = 0; lmd.ig.data_pkt = 1;
-        lmd.ig.fg_written = 0; lmd.ig.slot = 0; lmd.ig.trk = 0;
+        lmd.ig.fg_written = 0; lmd.ig.slot = 0; lmd.ig.trk = 0; lmd.ig.dir = 0;
         lmd.ig.rtt_smp = 0; lmd.ig.restart = 0;   // as tna/parser.p4 (BMv2 zeroes metadata anyway)
         lmd.ig.fg_new = 2w3 ++ 9w0 ++ (bit<5>)GROUP_MOUSE;
         lmd.ig.l4_sport = 0; lmd.ig.l4_dport = 0; lmd.ig.ip_proto = 0; lmd.ig.pkt_len32 = 0;
@@ -23,6 +23,7 @@ parser ParserImpl(packet_in pkt,
         lmd.ig.bridged.tracked = 0; lmd.ig.bridged.flow_new = 0; lmd.ig.bridged.interval_end = 0;
         lmd.ig.bridged.group = GROUP_ANT; lmd.ig.bridged.qid = 0; lmd.ig.bridged.flow_idx = 0;
         lmd.ig.bridged.rtt_us = 0; lmd.ig.bridged.int_bytes = 0; lmd.ig.bridged.int_pkts = 0;
+        lmd.ig.bridged.retx = 0; lmd.ig.bridged.int_retx = 0;
         lmd.ig.bridged.ig_port = sm.ingress_port;
         lmd.ig.ig_port = (FabPortId_t)sm.ingress_port;
         lmd.ig_tm.ucast_egress_port = DROP_PORT;

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The PTF framework's switch-independent parts: P4Info look-ups, value encoding,
-table-entry building, and the device-config formats the runner pushes."""
+table-entry building, the device-config formats the runner pushes, and the TCP segments
+lib/packets.py builds."""
 import os
 import struct
 
@@ -8,6 +9,7 @@ import pytest
 
 import device_config
 import p4rt
+import packets as K
 from p4info import P4Info, P4InfoError
 from google.protobuf import text_format
 from p4.config.v1 import p4info_pb2
@@ -193,3 +195,27 @@ def test_pipeline_cookie_follows_program_and_p4info(info):
     c = p4rt.pipeline_cookie(b"CFG", info)
     assert c == p4rt.pipeline_cookie(b"CFG", info) and 0 < c < (1 << 64)
     assert c != p4rt.pipeline_cookie(b"CFG2", info)
+
+
+def test_flow_numbers_its_segments_per_direction():
+    """K.Flow numbers segments as a sender does (the program's flow_seq takes a data segment not
+    above its direction's highest for a retransmission): ISN 0 on SYN and SYN-ACK, then seq 1;
+    each segment advances its direction by its payload (a 64-byte frame carries 10 bytes of
+    padding as payload), a FIN by one more; a pure ACK advances nothing; an explicit seq moves the
+    next one only forward (an older one is no new segment); retx=True repeats the direction's last
+    new data segment."""
+    f = K.Flow(0, 1, 1000)
+    seq = lambda p: p[K.TCP].seq  # noqa: E731
+    assert seq(f.data(1000)) == 1                                   # mid-connection: from 1
+    assert [seq(f.syn()), seq(f.syn_ack()), seq(f.ack())] == [0, 0, 1]
+    assert [seq(f.data(1000)), seq(f.data(1000))] == [11, 957]     # the ACK's 10 bytes, then 946 each
+    assert seq(f.pure_ack()) == 1903 and f.next_seq() == 1903
+    assert seq(f.data(500, retx=True)) == 957 and f.next_seq() == 1903
+    assert [seq(f.rev_ack()), seq(f.data(200, fwd=False)), seq(f.fin(fwd=False))] == [1, 11, 157]
+    assert f.next_seq(fwd=False) == 168                              # the FIN's payload and the FIN
+    assert seq(f.data(100, seq=10)) == 10 and f.next_seq() == 1903   # an old seq: next and last unchanged
+    assert f.last_seq() == 957
+    assert seq(f.data(100, seq=5000)) == 5000 and f.next_seq() == 5046
+    assert f.last_seq() == 5000
+    with pytest.raises(ValueError):
+        K.Flow(0, 1, 1001).data(retx=True)                          # nothing sent to retransmit

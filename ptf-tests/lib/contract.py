@@ -106,9 +106,14 @@ REGISTERS = {
     IG + ".flow_tracker.flow_pkts": 16,
     IG + ".flow_tracker.flow_bytes": 32,
     IG + ".flow_tracker.flow_group": 16,
+    # per direction (lo: md.dir 0, from the lower IP, between equal IPs the lower port; hi: the other),
+    # the highest seq of its data segments (0: none yet)
+    IG + ".flow_tracker.flow_seq_lo": 32,
+    IG + ".flow_tracker.flow_seq_hi": 32,
+    IG + ".flow_tracker.flow_retx": 16,
     EG + ".classifier.flow_rate": 16,  # signed: interval rate in 1/64 decade (4 per TVF rate bin)
     EG + ".classifier.flow_rate_s": 32,
-    EG + ".classifier.flow_bwest": 16,
+    EG + ".classifier.flow_ignore": 16,
     EG + ".classifier.flow_aggr": 32,
     EG + ".classifier.flow_family": 8,
 }
@@ -116,7 +121,9 @@ REGISTERS = {
 # registers whose cells are structs: members in order, (name, width); reads return them as a list
 REGISTER_FIELDS = {
     IG + ".flow_tracker.flow_sig": [("sig", 16), ("seen", 16)],
-    EG + ".classifier.flow_bwest": [("lo", 8), ("hi", 8)],  # lo: last interval was "up"; hi: patterns
+    # lo: a retransmission in the current interval; hi: intervals in a row with one (the run)
+    IG + ".flow_tracker.flow_retx": [("lo", 8), ("hi", 8)],
+    EG + ".classifier.flow_ignore": [("lo", 8), ("hi", 8)],  # lo: last interval's retransmission run; hi: count
     EG + ".classifier.flow_aggr": [("lo", 16), ("hi", 16)],  # lo: previous max depth; hi: growth count
     # lo: last interval's log rate (0xFFFF: none yet); hi: lo + the one before (twice the marker's label)
     EG + ".classifier.flow_rate_s": [("lo", 16), ("hi", 16)],

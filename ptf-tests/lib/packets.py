@@ -44,53 +44,107 @@ def pad(pkt, size):
 
 
 class Flow:
-    """One TCP connection between host a and host b: packets in either direction."""
+    """One TCP connection between host a and host b: packets in either direction.
+
+    Each direction keeps its sender's next sequence number, as the program's flow_seq compares
+    them: a data segment whose seq is not above the highest its direction sent is a
+    retransmission to the switch (bridged retx: spared by the AQM, counted by the classifier).
+    The SYN and the SYN-ACK carry ISN 0, so the first segment after either has seq 1, as has the
+    first one of a flow first seen mid-connection. A segment built without `seq` takes its
+    direction's next number and advances it by the TCP payload it carries (its padding: see
+    pad()), a FIN by one more, a SYN by one only; one built with `seq` moves the next number on
+    only if it ends beyond it. So a builder call is a new segment: build a packet once and send and expect
+    that object. `data(size, retx=True)` repeats the seq of its direction's last new data
+    segment: a retransmission."""
 
     def __init__(self, a, b, sport, dport=5001, ect=False):
         self.a, self.b, self.sport, self.dport = a, b, sport, dport
         self.tos = 0x02 if ect else 0x00  # ECT(0)
+        self._next = {True: 1, False: 1}     # direction (fwd) -> next sequence number
+        self._last = {True: None, False: None}  # direction -> seq of its last new data segment
 
-    def _pkt(self, fwd, flags, size, seq=0, ack=0):
+    def next_seq(self, fwd=True):
+        """The seq the next new segment of that direction gets."""
+        return self._next[fwd]
+
+    def last_seq(self, fwd=True):
+        """The seq of that direction's last new data segment (what a retransmission carries), or None."""
+        return self._last[fwd]
+
+    def _seq(self, fwd, seq, retx):
+        if retx:
+            if seq is not None:
+                raise ValueError("retx=True takes the previous data segment's seq: give no seq")
+            if self._last[fwd] is None:
+                raise ValueError("no data segment in this direction to retransmit")
+            return self._last[fwd]
+        return self._next[fwd] if seq is None else seq & 0xFFFFFFFF
+
+    def _sent(self, fwd, p, retx=False):
+        """Advance the direction's next seq past segment `p` (not for a retransmission)."""
+        tcp = p[TCP]
+        if retx:
+            return p
+        if "S" in tcp.flags:  # the ISN; its padding (pad()) is not the stream's
+            payload, end = 0, tcp.seq + 1
+        else:
+            payload = len(bytes(tcp.payload))
+            end = tcp.seq + payload + ("F" in tcp.flags)
+        end &= 0xFFFFFFFF
+        if 0 < (end - self._next[fwd]) & 0xFFFFFFFF < 1 << 31:  # ends beyond it (modulo 2^32): new data
+            self._next[fwd] = end
+            if payload:
+                self._last[fwd] = tcp.seq
+        return p
+
+    def _pkt(self, fwd, flags, size, seq=None, ack=0, retx=False):
         src, dst = (self.a, self.b) if fwd else (self.b, self.a)
         sp, dp = (self.sport, self.dport) if fwd else (self.dport, self.sport)
         p = (Ether(src=HOST_MAC[src], dst=HOST_MAC[dst]) /
              IP(src=HOST_IP[src], dst=HOST_IP[dst], tos=self.tos, ttl=64, id=0) /
-             TCP(sport=sp, dport=dp, flags=flags, seq=seq, ack=ack, window=8192))
-        return pad(p, size)
+             TCP(sport=sp, dport=dp, flags=flags, seq=self._seq(fwd, seq, retx), ack=ack, window=8192))
+        return self._sent(fwd, pad(p, size), retx)
 
     def syn(self):
+        """A new connection: ISN 0 in both directions (the SYN-ACK's too), nothing sent yet."""
+        self._next = {True: 0, False: 0}
+        self._last = {True: None, False: None}
         return self._pkt(True, "S", 64)
 
     def syn_ack(self):
+        self._next[False], self._last[False] = 0, None
         return self._pkt(False, "SA", 64, ack=1)
 
     def ack(self):
         # padded to 64 bytes with payload: a data packet to the program (not a pure ACK)
-        return self._pkt(True, "A", 64, seq=1, ack=1)
+        return self._pkt(True, "A", 64, ack=1)
 
     def pure_ack(self, fwd=True, ack=1, options=0):
         """An ACK without payload, `options` TCP NOPs, as the program's pure_ack table sees one:
         the frame's padding to the 60-byte minimum lies outside the IPv4 total length (pad()
-        would add payload)."""
+        would add payload). It carries its direction's next seq and advances nothing."""
         src, dst = (self.a, self.b) if fwd else (self.b, self.a)
         sp, dp = (self.sport, self.dport) if fwd else (self.dport, self.sport)
         p = (Ether(src=HOST_MAC[src], dst=HOST_MAC[dst]) /
              IP(src=HOST_IP[src], dst=HOST_IP[dst], tos=self.tos, ttl=64, id=0) /
-             TCP(sport=sp, dport=dp, flags="A", seq=1, ack=ack, window=8192, options=[("NOP", None)] * options))
+             TCP(sport=sp, dport=dp, flags="A", seq=self._next[fwd], ack=ack, window=8192,
+                 options=[("NOP", None)] * options))
         return Ether(bytes(p) + b"\x00" * max(0, 60 - len(p)))
 
-    def data(self, size=1000, seq=1):
-        return self._pkt(True, "A", size, seq=seq, ack=1)
+    def data(self, size=1000, seq=None, retx=False, fwd=True):
+        """A data segment of `size` bytes of frame: the direction's next seq, or `seq`, or with
+        retx=True the seq of its last new data segment (a retransmission; advances nothing)."""
+        return self._pkt(fwd, "A", size, seq=seq, ack=1, retx=retx)
 
-    def fin(self, fwd=True, seq=1):
+    def fin(self, fwd=True, seq=None):
         """FIN+ACK in either direction (the program closes the flow's slot on FIN or RST)."""
         return self._pkt(fwd, "FA", 64, seq=seq, ack=1)
 
-    def rst(self, fwd=True, seq=1):
+    def rst(self, fwd=True, seq=None):
         return self._pkt(fwd, "R", 64, seq=seq)
 
     def rev_ack(self, ack=1):
-        return self._pkt(False, "A", 64, seq=1, ack=ack)
+        return self._pkt(False, "A", 64, ack=ack)
 
 
 def udp(a, b, size=200, sport=4000, dport=4001, tos=0):

@@ -133,6 +133,8 @@ class Pkt:
         self.flow, self.dir, self.flags = spec["flow"], spec["dir"], spec["flags"]
         self.size, self.payload, self.proto = spec["size"], spec["payload"], spec["proto"]
         self.ect, self.u16, self.drain = spec["ect"], spec["u16"], spec["drain"]
+        self.retx = spec["retx"]           # repeats its direction's last data segment's seq
+        self.seq = None                    # TCP sequence number (_sequence_numbers)
         self.release_vec = None            # vector time it leaves the queue (held packets), None: at once
         self.release = None                # scaled us, or None: not held on the switch
         self.verdict = None                # "forward", "drop", "mark", or None (not checked)
@@ -205,7 +207,7 @@ def _frame_spec(step, flows, name, i):
                           % (name, i, size, payload, hdr))
     return {"flow": step["flow"], "dir": step.get("dir", "fwd"), "flags": step.get("flags", "A"),
             "size": size, "payload": payload, "proto": proto, "ect": bool(step.get("ect", False)),
-            "u16": step.get("u16"), "drain": bool(step.get("drain", False))}
+            "u16": step.get("u16"), "drain": bool(step.get("drain", False)), "retx": bool(step.get("retx", False))}
 
 
 _PACED_APART = ("the flow's paced packets end intervals elsewhere than its vector times (the time scale could not "
@@ -339,7 +341,41 @@ def _packets(vec, name, flows):
         n, every = s.get("repeat", 1), s.get("every_us", 0)
         for j in range(n):
             pkts.append(Pkt(len(pkts), i, j, s.get("t_us", 0) + j * every, spec))
+    _sequence_numbers(pkts, name)
     return pkts
+
+
+def _sequence_numbers(pkts, name):
+    """TCP seqs as a sender numbers its segments, per flow and direction in time order: the
+    program's flow_seq takes a data segment (not a pure ACK) whose seq is not above the highest its
+    direction sent for a retransmission. A SYN carries ISN 0 (a SYN without ACK starts both
+    directions anew); a direction's first segment after it, or of a flow first seen
+    mid-connection, has seq 1; each segment advances its direction by its payload, a FIN by one
+    more. A `retx` packet carries the seq of its direction's last segment with payload and
+    advances nothing: a retransmission."""
+    nxt, last = {}, {}
+    for p in sorted(pkts, key=lambda q: (q.t_vec, q.k)):
+        if not p.tcp:
+            continue
+        key = (p.flow, p.dir)
+        if "S" in p.flags:
+            ends = [key] if "A" in p.flags else [(p.flow, "fwd"), (p.flow, "rev")]
+            for e in ends:
+                nxt[e], last[e] = 1, None
+            if p.retx:
+                raise VectorError("vector %s step %d: a SYN cannot be a retransmission" % (name, p.step))
+            p.seq = 0
+            continue
+        if p.retx:
+            if last.get(key) is None:
+                raise VectorError("vector %s step %d: retx, but flow %s (%s) sent no segment with payload before"
+                                  % (name, p.step, p.flow, p.dir))
+            p.seq = last[key]
+            continue
+        p.seq = nxt.get(key, 1)
+        if p.payload:
+            last[key] = p.seq
+        nxt[key] = (p.seq + p.payload + ("F" in p.flags)) & 0xFFFFFFFF
 
 
 def _pace(pkts, sc):
@@ -638,7 +674,7 @@ def translate(vec, params=None, scale=DEFAULT_SCALE, can_hold=True):
             p.counters = (state[p.k]["pkts"], state[p.k]["bytes"])
     # The expectations follow the vector's times; the switch sees the paced ones. Where a flow's
     # roll-overs differ between the two (the scale could not rise far enough), its interval
-    # counters and everything decided at interval ends (group, aggressiveness, BwEst, the
+    # counters and everything decided at interval ends (group, aggressiveness, the loss-ignoring count, the
     # slow-start drop) are not what the vector says: not checked.
     paced, _ = _paced(pkts, sc, vec, params)
     moved = sorted({p.flow for p, q in zip(pkts, paced) if p.rollover != q.rollover})
@@ -646,8 +682,8 @@ def translate(vec, params=None, scale=DEFAULT_SCALE, can_hold=True):
     for f in moved:
         ks = [p.k for p, q in zip(pkts, paced) if p.flow == f and p.rollover != q.rollover]
         plan.notes.append("time scale %.1f: flow %s's paced packets end intervals elsewhere than its vector times "
-                          "(packets %s): its interval counters, group, aggressiveness, BwEst and slow-start drop "
-                          "are not checked" % (sc, f, ks))
+                          "(packets %s): its interval counters, group, aggressiveness, loss-ignoring count and "
+                          "slow-start drop are not checked" % (sc, f, ks))
         for p in pkts:
             if p.flow == f:
                 p.counters = None
@@ -757,7 +793,7 @@ def translate(vec, params=None, scale=DEFAULT_SCALE, can_hold=True):
                 if d:
                     plan.diverge(i, key, d)
                     continue
-                if key in ("group", "interval_pkts", "aggr", "bwest") and s.get("flow") in plan.paced_apart:
+                if key in ("group", "interval_pkts", "aggr", "ignore") and s.get("flow") in plan.paced_apart:
                     plan.skip(i, key, _PACED_APART)
                     continue
                 if key == "group":
@@ -766,7 +802,7 @@ def translate(vec, params=None, scale=DEFAULT_SCALE, can_hold=True):
                     checks["rtt_us"] = list(val)
                 elif key == "interval_pkts":
                     checks[key] = val
-                elif key in ("aggr", "bwest"):
+                elif key in ("aggr", "ignore"):
                     checks[key] = val
                 elif key == "queue_ctv":
                     if val["queue"] != 0:

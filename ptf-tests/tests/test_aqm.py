@@ -13,11 +13,12 @@ from ptf.testutils import group
 
 import contract as C
 import packets as K
-from base_test import CcfairTest, EG, P
+from base_test import CcfairTest, EG, IG, P
 
 CTV, MAX_DELAY, MIN_DEPTH = EG + ".aqm.q_ctv", EG + ".aqm.q_max_delay", EG + ".aqm.q_min_depth"
 DROPS, MARKS, LIMIT_DROPS = EG + ".telemetry.pg_drops", EG + ".telemetry.pg_marks", EG + ".aqm.q_limit_drops"
 HIST = EG + ".aqm.q_depth_hist"
+FLOW_GROUP = IG + ".flow_tracker.flow_group"
 QID = 0  # queue_map's default
 BMV2_PPS = 200
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "model-configs", "fabric.json")) as _f:
@@ -45,12 +46,12 @@ class _Aqm(CcfairTest):
             self.addCleanup(self.bmv2.set_queue_rate, out, RUNNER_PPS)
         return p1, out
 
-    def burst(self, p1, flow, n, probes=(), seq0=1):
-        """n data packets of `flow` back to back, with the `probes` packets among them."""
+    def burst(self, p1, flow, n, probes=()):
+        """n new data segments of `flow` back to back, with the `probes` packets among them."""
         probes = list(probes)
         every = max(1, n // (len(probes) + 1))
         for i in range(n):
-            self.send(p1, flow.data(1000, seq=seq0 + 1000 * i))
+            self.send(p1, flow.data(1000))
             if probes and i % every == every - 1:
                 self.send(p1, probes.pop())
         for p in probes:
@@ -62,7 +63,7 @@ class _Aqm(CcfairTest):
         self.wait_claimable()  # a new flow, possibly seconds after setUp
         got = []
         for r in range(rounds):
-            self.burst(p1, f, n, probes if r == rounds - 1 else (), seq0=1 + 1000 * n * r)
+            self.burst(p1, f, n, probes if r == rounds - 1 else ())
             got += self.recv_all(out, timeout=0.2)
         return got
 
@@ -186,17 +187,16 @@ class EveryPvDropOfATrackedFlow(_StandingQueue):
         self.wait_claimable()
         drain_s = max(0.1, (n + 3) * self.service_s)                # a whole burst's service: the queue empties
         self.fillers(p1, 2)
-        self.send(p1, f.data(1000, seq=1))                          # claims the slot, opens interval 1
+        self.send(p1, f.data(1000))                                 # claims the slot, opens interval 1
         self.recv_all(out, timeout=drain_s)
         self.new_flow_id(f)
-        d0, seq = self.pg_packets(DROPS, out), 1001
+        d0 = self.pg_packets(DROPS, out)
         self.write_register(MAX_DELAY, self.qidx, 0)
         for k in range(2):
             time.sleep(rtt_us * 1.5e-6)
             self.fillers(p1, 2)
             for i in range(n):
-                self.send(p1, f.data(1000, seq=seq))
-                seq += 1000
+                self.send(p1, f.data(1000))
             got = self.recv_all(out, timeout=drain_s)
             tcp = [p for p in got if p.haslayer(K.TCP)]
             self.assertEqual(len(got) - len(tcp), 2, "interval %d: the fillers (PV pv_max) did not both pass" % (k + 2))
@@ -225,14 +225,13 @@ class PvVerdictNeedsAStandingQueue(_StandingQueue):
         gate_s = target_s / (1 << shift)
         f = K.Flow(0, 1, 46210)
         self.wait_claimable()
-        seq, d0 = 1, self.pg_packets(DROPS, out)
+        d0 = self.pg_packets(DROPS, out)
         fates, sojourns = [], []
         for k, want in ((0, "forward"), (1, "forward"), (3, "drop"), (5, "drop")):
             self.recv_all(out, timeout=max(0.1, 2 * self.service_s))    # the queue is empty, and was for a service
             self.write_register(MAX_DELAY, self.qidx, 0)
             self.fillers(p1, k)
-            self.send(p1, f.data(1000, seq=seq))
-            seq += 1000
+            self.send(p1, f.data(1000))
             got = self.recv_all(out, timeout=max(0.1, 2 * self.service_s))
             if k == 0:
                 self.new_flow_id(f)
@@ -254,6 +253,104 @@ class PvVerdictNeedsAStandingQueue(_StandingQueue):
                          "fates of the flow's packets (PV 0 < CTV) behind 0, 1, 3, 5 fillers, sojourns %s ms, "
                          "target %.0f ms" % (["%.1f" % (x * 1e3) for x in sojourns], target_s * 1e3))
         self.assertEqual(self.pg_packets(DROPS, out) - d0, 2)
+
+
+class _Retransmissions(_StandingQueue):
+    """A retransmission (a data segment whose seq is not above the highest its direction sent:
+    ingress flow_seq, bridged retx) below the CTV in a standing queue passes the PV verdict, neither
+    dropped nor CE-marked (p4/shared/entries/aqm_verdict.p4), unless its flow is queued as
+    model-based (hybrid 1), which ignores loss. The standing queue of EveryPvDropOfATrackedFlow:
+    target two services, two fillers ahead, every PV of the flow 0 against the CTV pinned at
+    pv_max. The flow claims its slot with one segment into the empty queue (it passes: no standing
+    queue), then N new segments follow the fillers, each with a retransmission of it right behind
+    (same seq and size, IP id 1 where the new ones carry 0, so the copy that comes out is known),
+    all within the flow's first interval (the port's default RTT, 1 s: no interval end, the group
+    stays the one it was given)."""
+    N = 4
+    RTT_UNITS = 1000000
+
+    def run_pairs(self, sport, ecn=False, group=None):
+        """The claim, then the pairs; `group` is written into the flow's group word after the claim
+        (flow_group over Thrift or P4Runtime). Returns (new segments' seqs, the flow's packets
+        out, pg_drops and pg_marks of its group during the pairs)."""
+        p1, out, target_s = self.setup_standing_queue(2, default_rtt_us=self.RTT_UNITS)
+        hi = self.params["tvf"]["pv_max"]
+        if ecn:
+            self.aqm(out, QID, int(round(target_s / 1.024e-6)), ecn=1, ctv_lo=hi, ctv_hi=hi, modify=True)
+        f = K.Flow(0, 1, sport, ect=ecn)
+        self.clear_slot(f)
+        self.wait_claimable()
+        t0 = time.time()
+        claim = f.data(1000)
+        self.send(p1, claim)
+        self.assertEqual(len(self.recv_all(out, 0.1)), 1, "the claiming segment did not pass the empty queue")
+        fid = self.new_flow_id(f)
+        g = self.group_id("mouse") if group is None else group
+        if group is not None:
+            word = self.read_register(FLOW_GROUP, fid)
+            self.write_register(FLOW_GROUP, fid, (word & ~0x1F) | group)
+        d0, m0 = self.pg(DROPS, out, g)[0], self.pg(MARKS, out, g)[0]
+        self.write_register(MAX_DELAY, self.qidx, 0)
+        pkts, seqs = [], []
+        for _ in range(self.N):
+            new, again = f.data(1000), f.data(1000, retx=True)
+            again[K.IP].id = 1
+            self.assertEqual(again[K.TCP].seq, new[K.TCP].seq)
+            seqs.append(new[K.TCP].seq)
+            pkts += [bytes(new), bytes(again)]
+        self.fillers(p1, 2)
+        for p in pkts:
+            self.send(p1, p)
+        self.assertLess(time.time() - t0, 0.7 * self.RTT_UNITS * 1.024e-6, "premise: the pairs were not all sent "
+                        "within the flow's first interval")
+        got = self.recv_all(out, timeout=max(0.2, (2 * self.N + 4) * self.service_s))   # the whole burst's service
+        tcp = [p for p in got if p.haslayer(K.TCP)]
+        self.assertEqual(len(got) - len(tcp), 2, "the fillers (PV pv_max) did not both pass")
+        self.assertGreaterEqual(self.units_s(self.read_register(MAX_DELAY, self.qidx)), target_s,
+                                "no standing queue formed on the shaped port %d" % out)
+        self.assertEqual(self.flow_group(fid)[2], g, "premise: the flow's group changed during the test")
+        return seqs, tcp, self.pg(DROPS, out, g)[0] - d0, self.pg(MARKS, out, g)[0] - m0
+
+
+@group("aqm")
+class RetransmissionSparedFromPvDrop(_Retransmissions):
+    """ECN off, a mouse: the 4 new segments are PV-dropped (pg_drops + 4) and the 4 retransmissions
+    right behind them, at the same sojourn, come out (IP id 1, the dropped segments' seqs); the
+    fillers pass. (The program before dropped all 8.)"""
+
+    def runTest(self):
+        seqs, tcp, drops, marks = self.run_pairs(46220)
+        self.assertEqual(sorted((p[K.TCP].seq, p[K.IP].id) for p in tcp), [(s, 1) for s in seqs],
+                         "(seq, IP id) of the flow's packets out: the retransmissions (id 1) should pass, "
+                         "the new segments (id 0) be dropped")
+        self.assertEqual((drops, marks), (self.N, 0), "pg_drops and pg_marks of the mouse")
+
+
+@group("aqm")
+class RetransmissionSparedFromCeMark(_Retransmissions):
+    """ECN on, an ECT(0) mouse: the 4 new segments leave CE-marked (pg_marks + 4), the 4
+    retransmissions unmarked (ECT(0)); nothing is dropped. (The program before marked all 8.)"""
+
+    def runTest(self):
+        seqs, tcp, drops, marks = self.run_pairs(46230, ecn=True)
+        got = sorted((p[K.TCP].seq, p[K.IP].id, p[K.IP].tos & 0x3) for p in tcp)
+        self.assertEqual(got, sorted([(s, 0, 0x3) for s in seqs] + [(s, 1, 0x2) for s in seqs]),
+                         "(seq, IP id, ECN) of the flow's packets out: new segments (id 0) CE, retransmissions "
+                         "(id 1) ECT(0)")
+        self.assertEqual((drops, marks), (0, self.N), "pg_drops and pg_marks of the mouse")
+
+
+@group("aqm")
+class RetransmissionOfModelBasedFlowDropped(_Retransmissions):
+    """The same pairs from a flow queued as model-based (hybrid 1: its group word written after
+    the claim, as an egress update would store it): a model-based flow ignores loss, so its
+    retransmissions get no sparing: all 8 are PV-dropped (pg_drops of hybrid 1 + 8), nothing of
+    the flow comes out."""
+
+    def runTest(self):
+        seqs, tcp, drops, marks = self.run_pairs(46240, group=self.group_id("hybrid", 1))
+        self.assertEqual([(p[K.TCP].seq, p[K.IP].id) for p in tcp], [], "(seq, IP id) of the flow's packets out")
+        self.assertEqual((drops, marks), (2 * self.N, 0), "pg_drops and pg_marks of hybrid 1")
 
 
 @group("aqm")
@@ -310,7 +407,7 @@ class CtvFallsBelowTarget(_Aqm):
         self.wait_claimable()
         interval_s = self.params["aqm"]["ctv_update_interval_us"] * 1e-6
         for i in range(30):  # a trickle: one packet per 10 ms (a CTV period each), slower than the queue
-            self.send(p1, f.data(100, seq=1 + 100 * i))
+            self.send(p1, f.data(100))
             time.sleep(max(2 * interval_s, 0.01))
         self.recv_all(out, 0.2)
         self.assertLess(self.ctv(), peak)

@@ -35,6 +35,7 @@ IP_BYTES = SIZE - 14  # flow_bytes counts the IPv4 total length
 UNIT_S = 1024e-9
 OFF = 255  # classifier_max: a threshold the test is not about
 DROPS = EG + ".telemetry.pg_drops"
+IGNORE = EG + ".classifier.flow_ignore"  # lo: the last interval's retransmission run, hi: loss-ignoring count
 BMV2_SHAPED_PPS = 50
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "model-configs", "fabric.json")) as _f:
     RUNNER_PPS = json.load(_f)["bmv2"]["shaped_rate_pps"]  # what ptf-tests/run gives the shaped port on BMv2
@@ -87,23 +88,24 @@ class _Classify(CcfairTest):
         self.send(self.in_port, flow.ack())
         rtt = self.poll(lambda: self.read_register(IG + ".flow_tracker.flow_rtt", fid), lambda v: not v >> 31)
         self.assertFalse(rtt >> 31, "handshake RTT not measured")
-        self.flow, self.fid, self.rtt, self.seq = flow, fid, rtt, 2
+        self.flow, self.fid, self.rtt = flow, fid, rtt
         self.period = rtt * UNIT_S * SPACING
         self.next_burst = self.last_sent = time.time()
         self.bursts, self.sent, self.got = 0, [], []
         return fid
 
-    def intervals(self, counts, expect):
-        """Send the bursts `counts`; returns the group after each interval they ended (the
-        first burst after open_flow ends none), waiting up to 0.15 s for the one `expect` says
-        (a later change shows in the next read, or in the one `finish` makes)."""
-        groups, expect = [], list(expect)
+    def intervals(self, counts, expect, retx=()):
+        """Send the bursts `counts` (new data segments); returns the group after each interval they
+        ended (the first burst after open_flow ends none), waiting up to 0.15 s for the one `expect`
+        says (a later change shows in the next read, or in the one `finish` makes). `retx[i]`
+        retransmissions of burst i's last new segment follow it (none where `retx` ends): they
+        count in the interval its first packet opened."""
+        groups, expect, retx = [], list(expect), list(retx)
         idle = self.params["flow"]["idle_intervals_to_expire"] * self.params["flow"]["default_rtt_us"] * 1e-6
-        for n in counts:
-            pkts = []
-            for _ in range(n):
-                pkts.append(bytes(self.flow.data(SIZE, seq=self.seq)))
-                self.seq += IP_BYTES
+        for i, n in enumerate(counts):
+            new = [self.flow.data(SIZE) for _ in range(n)]
+            again = [self.flow.data(SIZE, retx=True) for _ in range(retx[i] if i < len(retx) else 0)]
+            pkts = [bytes(p) for p in new + again]
             time.sleep(max(0.0, self.next_burst - time.time()))
             t = time.time()
             self.assertLess(t - self.last_sent, idle - 0.04, "the flow idled %.0f ms between bursts, near its "
@@ -112,8 +114,8 @@ class _Classify(CcfairTest):
                 self.send(self.in_port, p)
             self.last_sent = time.time()
             self.next_burst = t + self.period
-            first = self.seq - n * IP_BYTES
-            self.sent += [first + i * IP_BYTES for i in range(n)]
+            first = new[0][K.TCP].seq
+            self.sent += [p[K.TCP].seq for p in new]
             if self.bursts:
                 groups.append(self.settle(first, expect.pop(0) if expect else None))
             self.bursts += 1
@@ -301,8 +303,8 @@ class GrowingDepthMakesLossDelayThenLoss(_Classify):
 class LongLivedFlowsStartDelayBased(_Classify):
     """A mouse whose bursts raise the shaped queue's depth every interval of its slow start (6,
     12, 18, 24 packets) and then fall (12) leaves slow start delay-based (P4air: long-lived
-    flows start delay-based), with flow_family 0: aggressiveness, BwEst and the family count
-    only once the flow is long-lived. (They used to count in slow start too, so with m_ld 2
+    flows start delay-based), with flow_family 0: aggressiveness, the loss-ignoring count and the
+    family count only once the flow is long-lived. (They used to count in slow start too, so with m_ld 2
     and m_pl 3 this flow left slow start as purely loss-based: issue 14, defect 3.)"""
     M_LD, M_PL = 2, 3
 
@@ -375,47 +377,116 @@ class OneStepCreepIsNoGrowth(_Classify):
                                 "depth" % self.out_port)
 
 
+class _LossIgnoring(_Classify):
+    """Helpers for the loss-ignoring count (egress flow_ignore: lo = the retransmission run the
+    last interval end brought, hi = the count). Slow start first: 3 (the ACK and 2), 8, 16, 8
+    packets; the fall ends it (delay-based), and the ends of a mouse's intervals clear the count.
+    Then the bursts under test, 1000-byte packets, one interval each."""
+
+    def slow_start(self, sport):
+        mouse = self.group_id("mouse")
+        self.setup_path(self.ports[1])
+        self.open_flow(K.Flow(0, 1, sport))
+        self.run_intervals([2, 8, 16, 8], [mouse] * 3, "3, 8, 16 packets")
+
+    def each_interval(self, new, retx, want):
+        """Bursts of new[i] new segments and retx[i] retransmissions of the last (one interval
+        each; the first ends slow start's last, 8 packets), then one packet that ends the last
+        interval: the group and flow_ignore [run, count] after each interval end."""
+        groups, ign = [], []
+        for n, r in list(zip(new, retx)) + [(1, 0)]:
+            groups += self.intervals([n], want[len(groups):len(groups) + 1], [r])
+            ign.append(self.read_register(IGNORE, self.fid))
+        return groups, ign
+
+    def runs(self, retx):
+        """The run after each interval end: 0 at slow start's last (cleared), then intervals in a
+        row that had a retransmission."""
+        out, run = [0], 0
+        for r in retx:
+            run = run + 1 if r else 0
+            out.append(run)
+        return out
+
+
 @group("classify")
-class BwEstPatternsMakeModelBased(_Classify):
-    """BBR-like probing, with m_m = 3: a BwEst pattern is an "up" interval (rate ≥ +11 %)
-    followed directly by a "down" one (≤ −25 %), both with at least classifier.bwest_min_pkts
-    (18) data packets. Packets per interval 21 (the ACK and 20), 26, 18 (up, down: slow start
-    ends, delay-based; a pattern in slow start does not count), 26, 26, 18 (up, flat, down: no
-    pattern), 26, 18 (pattern 1), 26, 18 (pattern 2), 26, 18 (pattern 3): model-based
-    (hybrid 1) exactly at the third pattern."""
+class LossIgnoringMakesModelBased(_LossIgnoring):
+    """A loss-ignoring interval is an interval end of a long-lived flow that retransmitted in
+    classifier.retx_run (3) intervals in a row, ending with this one, and whose rate did not fall
+    by 25 % (classifier.fall_shift 2): flow_ignore's count rises by one; the flow is model-based
+    (hybrid 1) once the count reaches m_m (3 here). After slow start, every interval holds 7 new
+    segments and a retransmission of the last (8 packets: a flat rate): the run (flow_ignore lo)
+    is 1, 2, 3, 4, 5 at the ends of these intervals, the count (hi) 0, 0, 1, 2, 3, and the flow is
+    delay-based until the fifth end, model-based exactly there. (The program before took BBR's
+    up/down rate pattern for model-based evidence; a flat rate never was.)"""
     M_M = 3
 
     def runTest(self):
-        mouse, delay0, model = self.group_id("mouse"), self.group_id("delay", 0), self.group_id("hybrid", 1)
-        if self.params["classifier"]["bwest_min_pkts"] > 18:
-            self.skipTest("written for classifier.bwest_min_pkts <= 18")
-        self.setup_path(self.ports[1])
-        self.open_flow(K.Flow(0, 1, 43020))
-        self.run_intervals([20, 26, 18, 26, 26, 18, 26, 18, 26, 18, 26, 18, 1],
-                           [mouse, mouse] + [delay0] * 9 + [model], "21 26 18 26 26 18 26 18 26 18 26 18 packets")
+        delay0, model = self.group_id("delay", 0), self.group_id("hybrid", 1)
+        run_len = self.params["classifier"]["retx_run"]
+        n = run_len - 1 + self.M_M                     # retransmission intervals to the m_m-th count
+        self.slow_start(43020)
+        want = [delay0] * n + [model]
+        groups, ign = self.each_interval([7] * n, [1] * n, want)
+        self.assert_groups(groups, want, "slow start's last end, then %d intervals of 7 new segments and "
+                           "a retransmission" % n)
         self.finish(model)
+        runs = self.runs([1] * n)
+        self.assertEqual(ign, [[r, max(0, r - run_len + 1)] for r in runs],
+                         "flow_ignore [run, count] after each interval end")
 
 
 @group("classify")
-class BwEstNeedsEnoughPackets(_Classify):
-    """The probing pattern of BwEstPatternsMakeModelBased at 4 and 8 packets per interval (3 (the
-    ACK and 2), 8, 4, 8, 8, 4, 8, 4, 8, 4, 8, 4): below classifier.bwest_min_pkts (18) an
-    interval is no BwEst evidence, so the flow stays delay-based (issue 14, model-vs-program
-    row 20: one packet of jitter in a few-packet interval looks like a probe; the program before
-    made this flow model-based at the third pattern, and in the ns-3 model every flow of the
-    mixed-CC demo model-based within 8 s)."""
-    M_M = 3
+class FallAfterRetransmissionNotCounted(_LossIgnoring):
+    """A loss-based flow backs off: after slow start it retransmits in every interval while its
+    rate saws between 28 and 18 packets (27 or 17 new segments and a retransmission; 18 / 28 is a
+    fall of 36 %, beyond the 25 % of classifier.fall_shift 2). Its run (flow_ignore lo) grows 1..6,
+    but an interval whose rate fell is not loss-ignoring however long the run, and a fall after an
+    interval with a retransmission (stored run not 0) takes one off the count (not below 0): the
+    count (hi) goes 0, 0, 1 (the third interval of the run, 28 packets after 18), 0, 1, 0 and never
+    reaches m_m (2 here): the flow stays delay-based. (The program before counted this sawtooth of
+    18 packets or more an interval as BwEst patterns, up then down, and made it model-based at
+    the second.)"""
+    M_M = 2
 
     def runTest(self):
-        mouse, delay0 = self.group_id("mouse"), self.group_id("delay", 0)
-        if self.params["classifier"]["bwest_min_pkts"] <= 8:
-            self.skipTest("written for classifier.bwest_min_pkts > 8")
-        self.setup_path(self.ports[1])
-        fid = self.open_flow(K.Flow(0, 1, 43021))
-        self.run_intervals([2, 8, 4, 8, 8, 4, 8, 4, 8, 4, 8, 4, 1], [mouse, mouse] + [delay0] * 10,
-                           "3 8 4 8 8 4 8 4 8 4 8 4 packets")
-        self.assertEqual(self.read_register(EG + ".classifier.flow_bwest", fid)[1], 0, "BwEst patterns counted")
+        delay0 = self.group_id("delay", 0)
+        if self.params["classifier"]["retx_run"] != 3 or self.params["classifier"]["fall_shift"] != 2:
+            self.skipTest("written for classifier.retx_run = 3 and fall_shift = 2")
+        self.slow_start(43021)
+        new = [27, 17] * 3
+        want = [delay0] * (len(new) + 1)
+        groups, ign = self.each_interval(new, [1] * len(new), want)
+        self.assert_groups(groups, want, "slow start's last end, then 28, 18, 28, 18, 28, 18 packets, each "
+                           "with a retransmission")
         self.finish(delay0)
+        self.assertEqual(ign, [[0, 0], [1, 0], [2, 0], [3, 1], [4, 0], [5, 1], [6, 0]],
+                         "flow_ignore [run, count] after each interval end")
+
+
+@group("classify")
+class ShortRetransmissionRunsNotCounted(_LossIgnoring):
+    """Retransmissions in fewer than classifier.retx_run (3) intervals in a row make no
+    loss-ignoring interval: with m_m = 1 (a single count makes the flow model-based), a flow at a
+    flat 8 packets an interval after slow start (7 new segments and a retransmission, or 8 new)
+    retransmits in 2 intervals, not in the next, in 2, not in the next: the run (flow_ignore lo)
+    goes 1, 2, 0, 1, 2, 0, the count (hi) stays 0 and the flow delay-based; then in 3 in a row:
+    run 1, 2, 3, count 1 at the third, and the flow is model-based exactly there."""
+    M_M = 1
+
+    def runTest(self):
+        delay0, model = self.group_id("delay", 0), self.group_id("hybrid", 1)
+        run_len = self.params["classifier"]["retx_run"]
+        self.slow_start(43022)
+        retx = ([1] * (run_len - 1) + [0]) * 2 + [1] * run_len
+        want = [delay0] * len(retx) + [model]
+        groups, ign = self.each_interval([8 - r for r in retx], retx, want)
+        self.assert_groups(groups, want, "slow start's last end, then 8 packets an interval, with a "
+                           "retransmission in intervals %s" % retx)
+        self.finish(model)
+        runs = self.runs(retx)
+        self.assertEqual(ign, [[r, 0] for r in runs[:-1]] + [[run_len, 1]],
+                         "flow_ignore [run, count] after each interval end")
 
 
 @group("classify")

@@ -12,6 +12,8 @@ from base_test import CcfairTest, IG, EG, param
 
 ENTER, PKTS = IG + ".update.pg_flow_enter", EG + ".telemetry.pg_pkts"
 UNTRACKED = IG + ".flow_tracker.untracked"
+SEQ_LO, SEQ_HI = IG + ".flow_tracker.flow_seq_lo", IG + ".flow_tracker.flow_seq_hi"
+RETX = IG + ".flow_tracker.flow_retx"
 
 
 @group("flow")
@@ -157,8 +159,9 @@ class SignatureNeverMatchesAnEmptySlot(CcfairTest):
         _, seen = self.read_register(IG + ".flow_tracker.flow_sig", idx)
         self.write_register(IG + ".flow_tracker.flow_sig", idx, [0, seen])
         c0 = self.untracked(C.UNTRACKED_COLLISION)
-        self.send(p1, zero.data(200))
-        self.expect(zero.data(200), p2)
+        pkt = zero.data(200)
+        self.send(p1, pkt)
+        self.expect(pkt, p2)
         self.assertEqual(self.read_register(IG + ".flow_tracker.flow_sig", idx), [0, seen],
                          "the flow with CRC16 0 took the busy slot with signature 0")
         self.assertEqual(self.untracked(C.UNTRACKED_COLLISION) - c0, 1, "its packet was not a collision")
@@ -203,7 +206,7 @@ class PureAcksNotCounted(CcfairTest):
         bytes0 = self.read_register(IG + ".flow_tracker.flow_bytes", fid)
         sent = [(p2, f.pure_ack(False, ack=501)), (p2, f.pure_ack(False, ack=501, options=4)),
                 (p1, f.pure_ack(True, ack=501)),
-                (p1, f.data(700, seq=501))]
+                (p1, f.data(700))]
         for port, p in sent:
             self.send(port, p)
             self.recv_all(p1 if port == p2 else p2, 0.1)
@@ -241,7 +244,7 @@ class ReverseAckDoesNotEndInterval(CcfairTest):
                          "the reverse pure ACK ended the flow's interval")
         self.assertEqual(self.read_register(IG + ".flow_tracker.flow_pkts", fid), 1,
                          "the reverse pure ACK restarted the interval's packet count")
-        nxt = f.data(500, seq=501)
+        nxt = f.data(500)
         self.send(p1, nxt)
         self.expect(nxt, p2)
         self.assertNotEqual(self.read_register(IG + ".flow_tracker.flow_deadline", fid), deadline0,
@@ -264,11 +267,75 @@ class BackToBackPacketsStayOneFlow(CcfairTest):
         f = K.Flow(0, 1, 41030)
         self.clear_slot(f)
         e0 = self.flows_entered(p2)
-        self.send(p1, f.data(200), count=self.N)
+        for pkt in [f.data(200) for _ in range(self.N)]:  # built first: back to back
+            self.send(p1, pkt)
         self.assertEqual(len(self.recv_all(p2, 0.5)), self.N)
         fid = self.new_flow_id(f)
         self.assertEqual(self.flows_entered(p2) - e0, 1, "the burst was counted as several new flows")
         self.assertEqual(self.read_register(IG + ".flow_tracker.flow_pkts", fid), self.N)
+
+
+@group("flow")
+class RetransmissionsPerDirection(CcfairTest):
+    """flow_seq_lo and flow_seq_hi hold, per slot, the highest seq of a direction's data segments
+    (lo: direction 0, from the lower IP, between equal IPs the lower port; hi: direction 1; 0 =
+    none yet); a data segment not above its direction's is a retransmission (bridged retx), which
+    flow_retx lo records for the interval. Mid-connection, one interval (default RTT 1 s): forward
+    segments at seq 1 and 947 claim the slot and raise the forward half to 947; reverse data at seq
+    1, far below it, raises the reverse half to 1 and is no retransmission (flow_retx lo 0); a
+    forward pure ACK (seq 1893) leaves flow_seq alone; the forward segment 947 sent again is a
+    retransmission (flow_retx lo 1, flow_seq unchanged). A SYN restarts the slot: flow_seq 0 in both
+    directions (ISN 0), flow_retx 0, as after the SYN-ACK; after the handshake's pure ACK (250 ms later:
+    the next interval lasts that RTT) forward seq 1 is new (forward half 1, flow_retx lo 0) and the
+    same segment again a retransmission (flow_retx lo 1)."""
+
+    def runTest(self):
+        p1, p2 = self.ports[0], self.ports[1]
+        self.forward_pair(p1, p2, default_rtt_us=1000000)   # one interval for the mid-connection part
+        f = K.Flow(0, 1, 41050)
+        self.clear_slot(f)
+        ip = lambda h: tuple(int(x) for x in K.HOST_IP[h].split("."))  # noqa: E731
+        fwd_hi = (ip(f.a), f.sport) > (ip(f.b), f.dport)   # the forward direction is direction 1
+        fid = self.flow_id(f)
+
+        def through(pkt, fwd=True):
+            self.send(p1 if fwd else p2, pkt)
+            self.expect(pkt, p2 if fwd else p1)
+
+        def state():
+            """((forward, reverse) flow_seq, flow_retx [lo, hi])."""
+            lo, hi = self.read_register(SEQ_LO, fid), self.read_register(SEQ_HI, fid)
+            return ((hi, lo) if fwd_hi else (lo, hi)), self.read_register(RETX, fid)
+
+        d1, d2 = f.data(1000), f.data(1000)
+        through(d1)
+        through(d2)
+        self.new_flow_id(f)
+        self.assertEqual(state(), ((947, 0), [0, 0]), "flow_seq (forward, reverse) and flow_retx after forward "
+                         "segments 1 and 947")
+        through(f.data(200, fwd=False), fwd=False)
+        self.assertEqual(state(), ((947, 1), [0, 0]), "after reverse data at seq 1: the reverse direction "
+                         "compares with its own sequence numbers")
+        through(f.pure_ack())
+        self.assertEqual(state(), ((947, 1), [0, 0]), "after a forward pure ACK (seq %d)" % f.next_seq())
+        again = f.data(1000, retx=True)
+        self.assertEqual(again[K.TCP].seq, 947)
+        through(again)
+        self.assertEqual(state(), ((947, 1), [1, 0]), "after forward segment 947 again: a retransmission")
+
+        syn_sent = time.time()
+        through(f.syn())
+        self.assertEqual(state(), ((0, 0), [0, 0]), "after a SYN: the slot restarts")
+        through(f.syn_ack(), fwd=False)
+        self.assertEqual(state(), ((0, 0), [0, 0]), "after the SYN-ACK")
+        time.sleep(max(0.0, syn_sent + 0.25 - time.time()))
+        through(f.pure_ack())   # completes the handshake sample: an interval of ~250 ms starts
+        first = f.data(1000)
+        self.assertEqual(first[K.TCP].seq, 1)
+        through(first)
+        self.assertEqual(state(), ((1, 0), [0, 0]), "after forward seq 1 following the SYN: new, not below 947")
+        through(f.data(1000, retx=True))
+        self.assertEqual(state(), ((1, 0), [1, 0]), "after forward seq 1 again: a retransmission")
 
 
 @group("flow")

@@ -88,7 +88,7 @@ class PvDrawnWithinTvfOfFlowRate(_Marking):
         pvs = []
         for burst in range(4):  # several intervals at full speed: the flow has a rate
             for i in range(30):
-                self.send(p1, f.data(1000, seq=1 + 1000 * (30 * burst + i)))
+                self.send(p1, f.data(1000))
             pvs += [p[K.CcfairShim].pv for p in self.recv_all(p3, 0.3) if p.haslayer(K.CcfairShim)]
             self.sleep_interval()
         outside = sorted(set(pvs) - set(tvf.values()))
@@ -110,7 +110,7 @@ class PvLabelIsTheAverageOfTwoIntervals(_Marking):
     carry the first interval's rate (the first interval end averages the rate with itself, so
     the label is not halved); the last 21 carry the average of the two rates, about 8 bins above
     the slow rate, which the raw label (the program before) never reaches. flow_rate_s then holds
-    lo = the slow rate, which flow_rate (the raw rate BwEst compares) holds too, and hi = the sum
+    lo = the slow rate, which flow_rate (the raw rate the rate-fall test compares) holds too, and hi = the sum
     of the two. Each burst must fall in one interval and the gaps must stay below the
     idle expiry: flow_pkts after each burst (30, then 3 and 21: the first packet of each ends the
     interval before and counts in the new one) and the wall-clock gaps confirm it before the
@@ -128,11 +128,7 @@ class PvLabelIsTheAverageOfTwoIntervals(_Marking):
 
     def build(self, n):
         """n data packets, built before their burst (sending takes ~1 ms a packet, building more)."""
-        pkts = []
-        for i in range(n):
-            pkts.append(bytes(self.flow.data(1000, seq=self.seq)))
-            self.seq += 986
-        return pkts
+        return [bytes(self.flow.data(1000)) for _ in range(n)]
 
     def burst(self, p1, p3, n, at=0.0, wait=0.1):
         """n data packets, sent from wall-clock time `at` on; the rate bins of the PVs that came out
@@ -183,7 +179,7 @@ class PvLabelIsTheAverageOfTwoIntervals(_Marking):
         """The three bursts of `flow`; None once every check passed, else why the host was too slow."""
         rate, rate_s = EG + ".classifier.flow_rate", EG + ".classifier.flow_rate_s"
         rtt_s = self.RTT_UNITS * self.UNIT_S
-        self.flow, self.seq = flow, 1
+        self.flow = flow
         fast, slow = self.fine(30 * 986), self.fine(3 * 986)
         self.wait_claimable()
         self.burst(p1, p3, 30)                                 # interval 1: fast
@@ -219,7 +215,7 @@ class PvLabelIsTheAverageOfTwoIntervals(_Marking):
         lo2, hi2 = self.read_register(rate_s, fid)
         raw = self.read_register(rate, fid) & 0xFFFF
         self.assertLessEqual(abs(lo2 - slow), 2, "flow_rate_s.lo %d after 3 x 986 bytes, expected %.1f" % (lo2, slow))
-        self.assertEqual(raw, lo2, "flow_rate (raw, for BwEst) is not the last interval's rate")
+        self.assertEqual(raw, lo2, "flow_rate (raw, for the rate-fall test) is not the last interval's rate")
         self.assertEqual(hi2, lr1 + lo2, "flow_rate_s.hi is not the sum of the last two intervals' rates")
         self.assertLessEqual(max(bins), (hi2 >> 1) >> 2, "a PV above the label's bin: %s" % bins)
         return None

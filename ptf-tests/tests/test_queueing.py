@@ -39,7 +39,7 @@ class QueueMapBySlot(CcfairTest):
                     {"qid": self.Q_OTHER})
         before = {q: self.hist(p2, q) for q in (0, self.Q_MINE, self.Q_OTHER)}
         self.clear_slot(f)  # a stale RTT word in its slot would pace it otherwise
-        pkts = [f.data(300, seq=1 + 300 * i) for i in range(5)]
+        pkts = [f.data(300) for _ in range(5)]
         for p in pkts:
             self.send(p1, p)
             self.expect(p, p2)

@@ -203,7 +203,7 @@ class _VectorTest(CcfairTest):
             body = p.size - 20 - 8
         else:
             opt = p.size - 20 - p.payload - 20
-            l4 = K.TCP(sport=sport, dport=dport, flags=p.flags, seq=1 + 1460 * p.k, ack=1, window=8192,
+            l4 = K.TCP(sport=sport, dport=dport, flags=p.flags, seq=p.seq, ack=1, window=8192,
                        options=[("NOP", None)] * opt)
             body = p.payload
         return K.Ether(src=macs[0], dst=macs[1]) / ip / l4 / K.Raw(b"\x00" * max(0, body))
@@ -473,7 +473,7 @@ class _VectorTest(CcfairTest):
             n = self.flows_entered(self.src) - self.base["enter_src"]
             self._expect(n == 0, "%s: %d new flows entered (port %d, mouse), where only reverse packets leave: the "
                          "reverse direction did not hit the forward flow's slot" % (where, n, self.src))
-        regs = set(c) & {"rtt_us", "interval_pkts", "aggr", "bwest"}
+        regs = set(c) & {"rtt_us", "interval_pkts", "aggr", "ignore"}
         if regs and self.read_register(SIG, idx)[0] != self._slot(flow)[1]:
             self.errors.append("%s: slot %d does not hold flow %s (its registers are another flow's)" % (where, idx, flow))
             return
@@ -495,9 +495,9 @@ class _VectorTest(CcfairTest):
         if "aggr" in c:
             n = self.read_register(EG + ".classifier.flow_aggr", idx)[1]
             self._expect(n == c["aggr"], "%s: aggressiveness %d, expected %d" % (where, n, c["aggr"]))
-        if "bwest" in c:
-            n = self.read_register(EG + ".classifier.flow_bwest", idx)[1]
-            self._expect(n == c["bwest"], "%s: BwEst patterns %d, expected %d" % (where, n, c["bwest"]))
+        if "ignore" in c:
+            n = self.read_register(EG + ".classifier.flow_ignore", idx)[1]
+            self._expect(n == c["ignore"], "%s: loss-ignoring count %d, expected %d" % (where, n, c["ignore"]))
         if "queue_ctv" in c:
             ctv = self.read_register(CTV, self.qidx)
             lo, hi = c["queue_ctv"]

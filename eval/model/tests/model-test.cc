@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <arpa/inet.h>
+#include <map>
 #include <cmath>
 #include <dirent.h>
 #include <fstream>
@@ -841,6 +842,9 @@ RunVector(const std::string& path)
         return r;
     };
 
+    // TCP sequence numbers per flow and direction, as a sender sends them: a SYN takes one, a
+    // data segment its payload; "retx": true re-sends the direction's last data segment
+    std::map<std::string, uint32_t> nextSeq, lastData;
     int stepNo = 0;
     uint64_t tEnd = 0;
     for (const json& s : v.at("steps"))
@@ -854,7 +858,7 @@ RunVector(const std::string& path)
         {
             AllowedKeys(s,
                         {"op", "t_us", "flow", "dir", "proto", "flags", "size", "payload", "ect", "u16", "repeat",
-                         "every_us", "drain", "expect", "expect_last", "note"},
+                         "every_us", "drain", "expect", "expect_last", "note", "retx"},
                         where);
             const FlowDef& f = flowOf(s);
             const bool rev = s.value("dir", "fwd") == "rev";
@@ -877,6 +881,20 @@ RunVector(const std::string& path)
                 pk.payload = s.value("payload", 0u);
                 pk.ect = s.value("ect", false);
                 pk.rand16 = s.value("u16", 0);
+                const std::string sk = s.at("flow").get<std::string>() + (rev ? "/rev" : "/fwd");
+                if (s.value("retx", false))
+                {
+                    if (!lastData.count(sk))
+                        throw VectorError(where + ": retx before any data segment of " + sk);
+                    pk.seq = lastData[sk];
+                }
+                else
+                {
+                    pk.seq = nextSeq[sk];
+                    if (pk.payload > 0)
+                        lastData[sk] = pk.seq;
+                    nextSeq[sk] += pk.payload + ((pk.flags & SYN) ? 1 : 0);
+                }
                 EnqResult r = p.Enqueue(pk);
                 const std::string at = where + " packet " + std::to_string(i + 1) + "/" + std::to_string(n);
                 json fate = json::object();
@@ -979,7 +997,7 @@ RunVector(const std::string& path)
             FlowRegs fl;
             const bool have = rev ? p.ReadFlow(f.dst, f.dport, f.src, f.sport, fl) : p.ReadFlow(f.src, f.sport, f.dst, f.dport, fl);
             const json& e = s.at("expect");
-            AllowedKeys(e, {"group", "rtt_us", "interval_pkts", "aggr", "bwest", "queue_ctv"}, where + " expect");
+            AllowedKeys(e, {"group", "rtt_us", "interval_pkts", "aggr", "ignore", "queue_ctv"}, where + " expect");
             if (e.contains("group"))
             {
                 int g = have ? int(fl.group) : -1;
@@ -1003,8 +1021,8 @@ RunVector(const std::string& path)
                 CHECK(fl.flow_pkts == e["interval_pkts"].get<uint32_t>(), where << ": interval pkts " << fl.flow_pkts);
             if (e.contains("aggr"))
                 CHECK(fl.aggr == e["aggr"].get<uint32_t>(), where << ": aggr " << int(fl.aggr));
-            if (e.contains("bwest"))
-                CHECK(fl.bwest == e["bwest"].get<uint32_t>(), where << ": bwest " << int(fl.bwest));
+            if (e.contains("ignore"))
+                CHECK(fl.ignore == e["ignore"].get<uint32_t>(), where << ": ignore " << int(fl.ignore));
             if (e.contains("queue_ctv"))
             {
                 const json& qc = e["queue_ctv"];

@@ -4,7 +4,9 @@
 // controller-set target and down below it, once per CTV period; a packet with
 // PV < CTV is dropped, or CE-marked if ECN-capable and the queue allows ECN:
 // every such packet, as CSFQ's drop law wants (a per-flow one-drop-per-interval
-// token forgave most candidates, and BBR ignores one loss per RTT).
+// token forgave most candidates, and BBR ignores one loss per RTT); only a
+// retransmission the ingress edge saw (bridged retx) of a flow that is not
+// model-based passes instead.
 // The Cocoa buffer limit (controller-computed) is enforced here too.
 control Aqm(inout egress_headers_t hdr,
             inout egress_metadata_t md,
@@ -164,6 +166,8 @@ control Aqm(inout egress_headers_t hdr,
             hdr.ipv4.ecn: ternary;
             md.ecn_en: ternary;
             md.gate_over: ternary;
+            hdr.bridged.retx: ternary;
+            hdr.bridged.group: ternary;
         }
         actions = { pass; limit_drop; pv_drop; pv_mark; }
         const entries = {
@@ -171,7 +175,7 @@ control Aqm(inout egress_headers_t hdr,
         }
         // An entry, not the default: its counter index needs the hash unit.
         const default_action = pass();
-        size = 8;
+        size = 16;
     }
 
     apply {

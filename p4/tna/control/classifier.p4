@@ -3,18 +3,14 @@
 // switch's edge ports. Per packet: the running maximum of the enqueue depth
 // and the marker's rate label. At the end of an interval: the interval rate
 // (log domain: log bytes - log max(RTT, flow.min_interval_us)), the rate
-// label (average of the last two intervals' rates), BwEst up/down patterns,
-// slow-start end (packets per interval fall
-// or the fair BDP is reached), aggressiveness and the sticky family, then the
-// group (const table generated from the params group layout). A group that
+// label (average of the last two intervals' rates), loss-ignoring intervals
+// (retransmission runs the rate does not back off from), slow-start end
+// (packets per interval fall or the fair BDP is reached), aggressiveness and
+// the sticky family, then the group (const table generated from the params
+// group layout). A group that
 // differs from the one ingress queued the packet as is sent to ingress by a
 // truncated mirror copy (at most UPDATE rate per pipe; retried at the next
-// interval end if suppressed).
-struct pair8_t {
-    bit<8> lo;
-    bit<8> hi;
-}
-
+// interval end if suppressed). pair8_t: flow_tracker.p4.
 struct pair16_t {
     bit<16> lo;
     bit<16> hi;
@@ -26,7 +22,7 @@ control Classifier(inout egress_headers_t hdr,
                    inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md) {
     Register<int<16>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_rate;
     Register<pair16_t, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_rate_s;
-    Register<pair8_t, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_bwest;
+    Register<pair8_t, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_ignore;
     Register<pair16_t, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_ss;
     Register<bit<16>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_qmax;
     Register<pair16_t, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_aggr;
@@ -83,14 +79,13 @@ control Classifier(inout egress_headers_t hdr,
         size = RTT_BAND_SIZE;
     }
 
-    // --- rate of the finished interval; BwEst up (1) / down (2) vs the previous
-    // one. Signed: the rates are logarithms, a difference is a ratio.
+    // --- rate of the finished interval; 1 if it fell to 1 - 2^-fall_shift
+    // (x0.75) of the previous one or below. Signed: the rates are
+    // logarithms, a difference is a ratio.
     RegisterAction<int<16>, bit<FLOW_IDX_BITS>, bit<8>>(flow_rate) rate_end = {
         void apply(inout int<16> v, out bit<8> rv) {
-            if ((int<16>)md.lrate - v >= CCFAIR_BWEST_UP_FINE) {
+            if (v - (int<16>)md.lrate >= CCFAIR_FALL_FINE) {
                 rv = 1;
-            } else if (v - (int<16>)md.lrate >= CCFAIR_BWEST_DOWN_FINE) {
-                rv = 2;
             } else {
                 rv = 0;
             }
@@ -110,7 +105,7 @@ control Classifier(inout egress_headers_t hdr,
     // hi = lo + the one before = twice the label; the marker halves it.
     // Not an EWMA: a stateful ALU can neither shift nor scale its memory word,
     // so no decaying average fits (bf-p4c verdicts in docs/dataplane.md).
-    // flow_rate stays the raw rate BwEst compares. lrate <= ~802, so the sum
+    // flow_rate stays the raw rate the fall test compares. lrate <= ~802, so the sum
     // never wraps and lrate[14:0] ++ 0 is 2 * lrate (an input-crossbar
     // expression: no PHV field).
     RegisterAction<pair16_t, bit<FLOW_IDX_BITS>, bit<16>>(flow_rate_s) rate_s_end = {
@@ -141,30 +136,38 @@ control Classifier(inout egress_headers_t hdr,
         }
     };
 
-    // lo = last interval was an "up", hi = number of up-then-down patterns
-    RegisterAction<pair8_t, bit<FLOW_IDX_BITS>, bit<8>>(flow_bwest) bwest_end = {
-        void apply(inout pair8_t v, out bit<8> rv) {
-            if (md.bw_code == 2 && v.lo == 1) {
-                v.hi = v.hi |+| 1;
-            }
-            v.lo = md.bw_code;
-            rv = v.hi;
-        }
-    };
-    // An interval with fewer than classifier.bwest_min_pkts data packets is
-    // no evidence (one packet of jitter looks like a probe): it keeps the
-    // count and forgets a pending "up", so a pattern needs both of its
-    // intervals to have enough packets.
-    RegisterAction<pair8_t, bit<FLOW_IDX_BITS>, bit<8>>(flow_bwest) bwest_few = {
-        void apply(inout pair8_t v, out bit<8> rv) {
-            v.lo = 0;
-            rv = v.hi;
-        }
-    };
-    RegisterAction<pair8_t, bit<FLOW_IDX_BITS>, bit<8>>(flow_bwest) bwest_reset = {
+    // Loss-ignoring intervals (mM counts them toward model-based): a flow
+    // that retransmitted in classifier.retx_run intervals in a row and whose
+    // rate did not fall. A fall right after a retransmission interval takes
+    // one off: a loss-based flow that backs off is not loss-ignoring.
+    // lo = the last interval's retransmission run (bridged int_retx), hi =
+    // the count.
+    RegisterAction<pair8_t, bit<FLOW_IDX_BITS>, bit<8>>(flow_ignore) ign_reset = {
         void apply(inout pair8_t v) {
             v.lo = 0;
             v.hi = 0;
+        }
+    };
+    RegisterAction<pair8_t, bit<FLOW_IDX_BITS>, bit<8>>(flow_ignore) ign_fall = {
+        void apply(inout pair8_t v, out bit<8> rv) {
+            if (v.lo != 0 && v.hi != 0) {
+                v.hi = v.hi - 1;
+            }
+            v.lo = hdr.bridged.int_retx;
+            rv = v.hi;
+        }
+    };
+    RegisterAction<pair8_t, bit<FLOW_IDX_BITS>, bit<8>>(flow_ignore) ign_up = {
+        void apply(inout pair8_t v, out bit<8> rv) {
+            v.hi = v.hi |+| 1;
+            v.lo = hdr.bridged.int_retx;
+            rv = v.hi;
+        }
+    };
+    RegisterAction<pair8_t, bit<FLOW_IDX_BITS>, bit<8>>(flow_ignore) ign_keep = {
+        void apply(inout pair8_t v, out bit<8> rv) {
+            v.lo = hdr.bridged.int_retx;
+            rv = v.hi;
         }
     };
 
@@ -324,7 +327,7 @@ control Classifier(inout egress_headers_t hdr,
     // statement of its own, which as one more logical table costs the
     // ingress chain a stage on Tofino 1 (measured with bf-p4c).
     @hidden action rate_end_op() {
-        md.bw_code = rate_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+        md.fell = rate_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
         md.qmax_grow = md.qmax_done |-| CCFAIR_AGGR_MARGIN;
     }
     AT_STAGE(STAGE_EG_RATE) @hidden
@@ -380,39 +383,45 @@ control Classifier(inout egress_headers_t hdr,
         const default_action = no_op();
         size = 4;
     }
-    // BwEst, aggressiveness and the family describe a long-lived flow: a
+    // Loss-ignoring, aggressiveness and the family describe a long-lived flow: a
     // flow queued as a mouse keeps them at their reset values (clear), one
     // queued as an ant leaves them alone (hold), both classify with them at
     // 0, so a flow that leaves slow start starts delay-based with no history
     // (P4air; the model counts them for long-lived groups only).
-    @hidden action bwest_reset_op() {
-        bwest_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+    @hidden action ign_reset_op() {
+        ign_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+        md.ign = 0;
     }
-    @hidden action bwest_clear_op() {
-        bwest_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-        md.bw_count = 0;
+    @hidden action ign_clear_op() {
+        ign_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+        md.ign = 0;
     }
-    @hidden action bwest_hold_op() { md.bw_count = 0; }
-    @hidden action bwest_end_op() {
-        md.bw_count = bwest_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+    @hidden action ign_hold_op() { md.ign = 0; }
+    @hidden action ign_fall_op() {
+        md.ign = ign_fall.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
     }
-    @hidden action bwest_few_op() {
-        md.bw_count = bwest_few.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+    @hidden action ign_up_op() {
+        md.ign = ign_up.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
     }
-    AT_STAGE(STAGE_EG_BWEST) @hidden
-    table bwest_op {
+    @hidden action ign_keep_op() {
+        md.ign = ign_keep.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+    }
+    AT_STAGE(STAGE_EG_IGNORE) @hidden
+    table ignore_op {
         key = {
             md.cls_op: exact;
             hdr.bridged.group: ternary;
-            hdr.bridged.int_pkts: range;
+            md.fell: ternary;
+            hdr.bridged.int_retx: range;
         }
-        actions = { bwest_reset_op; bwest_clear_op; bwest_hold_op; bwest_end_op; bwest_few_op; no_op; }
+        actions = { ign_reset_op; ign_clear_op; ign_hold_op; ign_fall_op; ign_up_op; ign_keep_op; no_op; }
         const entries = {
-            (CLS_NEW, _, _) : bwest_reset_op();
-            (CLS_END, GROUP_MOUSE, _) : bwest_clear_op();
-            (CLS_END, GROUP_ANT, _) : bwest_hold_op();
-            (CLS_END, _, 0 .. CCFAIR_BWEST_MIN_PKTS - 1) : bwest_few_op();
-            (CLS_END, _, _) : bwest_end_op();
+            (CLS_NEW, _, _, _) : ign_reset_op();
+            (CLS_END, GROUP_MOUSE, _, _) : ign_clear_op();
+            (CLS_END, GROUP_ANT, _, _) : ign_hold_op();
+            (CLS_END, _, 1, _) : ign_fall_op();
+            (CLS_END, _, 0, CCFAIR_RETX_RUN .. 255) : ign_up_op();
+            (CLS_END, _, _, _) : ign_keep_op();
         }
         const default_action = no_op();
         size = 8;
@@ -516,10 +525,10 @@ control Classifier(inout egress_headers_t hdr,
         } else {
             md.ss_in = hdr.bridged.int_pkts |+| 1;   // >= 1: 0 means "fair BDP reached"
         }
-        bwest_op.apply();
+        ignore_op.apply();
         ss_op.apply();
         aggr_op.apply();
-        md.t_mm = md.bw_count |-| md.m_m1;
+        md.t_mm = md.ign |-| md.m_m1;
         md.t_ld = md.aggr |-| md.m_ld1;
         md.t_pl = md.aggr |-| md.m_pl1;
         family_op.apply();

@@ -1,13 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 // Per-flow tracking at edge ports (ingress half of the classifier):
 // symmetric flow id + signature, handshake RTT, RTT intervals and their
-// packet / byte counts, and the group the flow is currently queued as.
+// packet / byte counts, retransmissions, and the group the flow is currently
+// queued as.
 // One register access per packet each; the egress half (classifier.p4)
 // decides the group and sends it back through a mirrored update.
 
 struct sig_pair_t {
     bit<16> sig;
     bit<16> seen;     // last seen: 2^20 ns ticks in bits 15:2 (wraps after 17.2 s), flag bits 1:0
+}
+
+// 8-bit pair: flow_retx here, flow_ignore (classifier.p4).
+struct pair8_t {
+    bit<8> lo;
+    bit<8> hi;
 }
 
 control FlowTracker(inout ingress_headers_t hdr,
@@ -21,6 +28,12 @@ control FlowTracker(inout ingress_headers_t hdr,
     Register<bit<16>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_pkts;
     Register<bit<32>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_bytes;
     Register<bit<16>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_group;
+    // One per direction (md.dir 0: lo, 1: hi), not one 64-bit pair: 64K
+    // pairs (33 map RAMs) fit no Tofino 2 stage (bf-p4c 9.13.4 places 40K,
+    // not 48K).
+    Register<bit<32>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_seq_lo;
+    Register<bit<32>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_seq_hi;
+    Register<pair8_t, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_retx;
     Counter<bit<32>, bit<2>>(UNTRACKED_SIZE, CounterType_t.PACKETS) untracked;
 
     // --- signature: hit, claim of an empty / expired slot, or collision.
@@ -145,6 +158,80 @@ control FlowTracker(inout ingress_headers_t hdr,
     RegisterAction<bit<32>, bit<FLOW_IDX_BITS>, bit<32>>(flow_bytes) bytes_inc = {
         void apply(inout bit<32> v) {
             v = v + md.pkt_len32;
+        }
+    };
+
+    // --- retransmissions: per direction, the highest sequence number a data
+    // segment carried (0: none yet). A data segment not above it is a
+    // retransmission as far as a switch can tell (rv 1). A SYN or a claim
+    // restarts the packet's direction and clears the other one: what it
+    // holds is a previous connection's.
+    RegisterAction<bit<32>, bit<FLOW_IDX_BITS>, bit<8>>(flow_seq_lo) seq_new_lo = {
+        void apply(inout bit<32> v) {
+            v = hdr.tcp.seq_no;
+        }
+    };
+    RegisterAction<bit<32>, bit<FLOW_IDX_BITS>, bit<8>>(flow_seq_lo) seq_clr_lo = {
+        void apply(inout bit<32> v) {
+            v = 0;
+        }
+    };
+    // Modular comparison: sequence numbers wrap.
+    RegisterAction<bit<32>, bit<FLOW_IDX_BITS>, bit<8>>(flow_seq_lo) seq_chk_lo = {
+        void apply(inout bit<32> v, out bit<8> rv) {
+            if (v == 0 || (int<32>)(hdr.tcp.seq_no - v) > 0) {
+                v = hdr.tcp.seq_no;
+                rv = 0;
+            } else {
+                rv = 1;
+            }
+        }
+    };
+    RegisterAction<bit<32>, bit<FLOW_IDX_BITS>, bit<8>>(flow_seq_hi) seq_new_hi = {
+        void apply(inout bit<32> v) {
+            v = hdr.tcp.seq_no;
+        }
+    };
+    RegisterAction<bit<32>, bit<FLOW_IDX_BITS>, bit<8>>(flow_seq_hi) seq_clr_hi = {
+        void apply(inout bit<32> v) {
+            v = 0;
+        }
+    };
+    RegisterAction<bit<32>, bit<FLOW_IDX_BITS>, bit<8>>(flow_seq_hi) seq_chk_hi = {
+        void apply(inout bit<32> v, out bit<8> rv) {
+            if (v == 0 || (int<32>)(hdr.tcp.seq_no - v) > 0) {
+                v = hdr.tcp.seq_no;
+                rv = 0;
+            } else {
+                rv = 1;
+            }
+        }
+    };
+
+    // lo = a retransmission in the current interval, hi = the retransmission
+    // run: intervals in a row, ending with the one that ends now, that had one.
+    // As in pkts_end, the packet that ends an interval counts in the next.
+    // Output at the end.
+    RegisterAction<pair8_t, bit<FLOW_IDX_BITS>, bit<8>>(flow_retx) retx_reset = {
+        void apply(inout pair8_t v) {
+            v.lo = md.bridged.retx;
+            v.hi = 0;
+        }
+    };
+    RegisterAction<pair8_t, bit<FLOW_IDX_BITS>, bit<8>>(flow_retx) retx_pkt = {
+        void apply(inout pair8_t v) {
+            v.lo = v.lo | md.bridged.retx;
+        }
+    };
+    RegisterAction<pair8_t, bit<FLOW_IDX_BITS>, bit<8>>(flow_retx) retx_end = {
+        void apply(inout pair8_t v, out bit<8> rv) {
+            if (v.lo != 0) {
+                v.hi = v.hi |+| 1;
+            } else {
+                v.hi = 0;
+            }
+            v.lo = md.bridged.retx;
+            rv = v.hi;
         }
     };
 
@@ -366,6 +453,64 @@ control FlowTracker(inout ingress_headers_t hdr,
         size = 8;
     }
 
+    // A SYN, or any packet that claims the slot, starts its direction (and
+    // clears the other): what the slot held is a previous connection's. A
+    // hit's data segment is checked; a hit's pure ACK leaves both alone
+    // (retx stays 0). A claim by a pure ACK stores the sequence number of
+    // the next data segment, which then counts as one retransmission.
+    // One table per register; only the packet's direction checks, so at
+    // most one of the two writes retx.
+    @hidden action seq_new_lo_op() { seq_new_lo.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]); }
+    @hidden action seq_clr_lo_op() { seq_clr_lo.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]); }
+    @hidden action seq_chk_lo_op() { md.bridged.retx = seq_chk_lo.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]); }
+    AT_STAGE(STAGE_IG_SEQ) @hidden
+    table seq_lo_op {
+        key = {
+            md.track: exact;
+            hdr.tcp.isValid(): exact;
+            md.trk: ternary;
+            hdr.tcp.syn: ternary;
+            md.data_pkt: ternary;
+            md.dir: ternary;
+        }
+        actions = { seq_new_lo_op; seq_clr_lo_op; seq_chk_lo_op; no_op; }
+        const entries = {
+            (1, true, TRK_COLLIDE &&& 0xFFFF, _, _, _) : no_op();
+            (1, true, _, 1, _, 0) : seq_new_lo_op();
+            (1, true, _, 1, _, 1) : seq_clr_lo_op();
+            (1, true, 0 &&& 1, _, _, 0) : seq_new_lo_op();
+            (1, true, 0 &&& 1, _, _, 1) : seq_clr_lo_op();
+            (1, true, _, _, 1, 0) : seq_chk_lo_op();
+        }
+        const default_action = no_op();
+        size = 8;
+    }
+    @hidden action seq_new_hi_op() { seq_new_hi.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]); }
+    @hidden action seq_clr_hi_op() { seq_clr_hi.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]); }
+    @hidden action seq_chk_hi_op() { md.bridged.retx = seq_chk_hi.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]); }
+    @hidden
+    table seq_hi_op {
+        key = {
+            md.track: exact;
+            hdr.tcp.isValid(): exact;
+            md.trk: ternary;
+            hdr.tcp.syn: ternary;
+            md.data_pkt: ternary;
+            md.dir: ternary;
+        }
+        actions = { seq_new_hi_op; seq_clr_hi_op; seq_chk_hi_op; no_op; }
+        const entries = {
+            (1, true, TRK_COLLIDE &&& 0xFFFF, _, _, _) : no_op();
+            (1, true, _, 1, _, 1) : seq_new_hi_op();
+            (1, true, _, 1, _, 0) : seq_clr_hi_op();
+            (1, true, 0 &&& 1, _, _, 1) : seq_new_hi_op();
+            (1, true, 0 &&& 1, _, _, 0) : seq_clr_hi_op();
+            (1, true, _, _, 1, 1) : seq_chk_hi_op();
+        }
+        const default_action = no_op();
+        size = 8;
+    }
+
     // Untracked: not TCP, or its slot is held by another flow (the group
     // stays GROUP_ANT, the parser's default).
     @hidden action count_not_tcp() { untracked.count(UNTRACKED_NOT_TCP); }
@@ -468,11 +613,44 @@ control FlowTracker(inout ingress_headers_t hdr,
         const default_action = no_op();
         size = 4;
     }
+    // The interval's retransmission run, restarted where pkts_op restarts
+    // the count (flow start, handshake restart). A pure ACK carries retx 0
+    // and has no entry, as in pkts_op.
+    @hidden action retx_reset_op() { retx_reset.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]); }
+    @hidden action retx_pkt_op() { retx_pkt.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]); }
+    @hidden action retx_end_op() { md.bridged.int_retx = retx_end.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]); }
+    AT_STAGE(STAGE_IG_COUNT) @hidden
+    table retx_op {
+        key = {
+            md.bridged.tracked: exact;
+            md.bridged.flow_new: exact;
+            md.bridged.interval_end: exact;
+        }
+        actions = { retx_reset_op; retx_pkt_op; retx_end_op; no_op; }
+        const entries = {
+            (1, 1, 1) : retx_reset_op();
+            (1, 0, INTERVAL_RESTART) : retx_reset_op();
+            (1, 0, 1) : retx_end_op();
+            (1, 0, 0) : retx_pkt_op();
+        }
+        const default_action = no_op();
+        size = 4;
+    }
 
     // Flat on purpose (see IngressPipe): every table or if/else below fits
     // one stage and reads only what earlier statements computed.
     apply {
         symmetric();
+        // The packet's direction (md.dir, parser default 0): 1 from the
+        // higher IP, or, between equal IPs, from the higher port. The
+        // symmetric tuple takes its IP and port minima apart, so (ip_lo,
+        // port_lo) need not be one end; this tells the two ends apart
+        // unless both IPs and both ports are equal.
+        if (hdr.ipv4.src_addr != md.ip_lo) {
+            md.dir = 1;
+        } else if (hdr.ipv4.src_addr == hdr.ipv4.dst_addr && md.l4_sport != md.port_lo) {
+            md.dir = 1;
+        }
         // The slot of a group update is in the update; every other packet
         // is hashed (cheaper than a gateway in front of the hash).
         if (md.is_update == 1) {
@@ -493,11 +671,18 @@ control FlowTracker(inout ingress_headers_t hdr,
                 md.trk = sig_check.execute(md.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
             }
         }
+        AT_STAGE(0) {
+            if (hdr.tcp.ack == 1 && hdr.tcp.syn == 0 && hdr.tcp.fin == 0 && hdr.tcp.rst == 0) {
+                pure_ack.apply();
+            }
+        }
         rtt_op.apply();
         if (md.track == 1) {
             md.slot = (bit<8>)md.sig[7:0] & CCFAIR_SLOT_MASK;
         }
         untracked_count.apply();
+        seq_lo_op.apply();   // after pure_ack: keyed on data_pkt
+        seq_hi_op.apply();
         group_op.apply();
         // Pins: bf-p4c places tables with slack as late as it can, and these
         // feed the pinned register stages.
@@ -505,14 +690,10 @@ control FlowTracker(inout ingress_headers_t hdr,
             rtt_fix.apply();
         }
         interval_floor.apply();
-        AT_STAGE(0) {
-            if (hdr.tcp.ack == 1 && hdr.tcp.syn == 0 && hdr.tcp.fin == 0 && hdr.tcp.rst == 0) {
-                pure_ack.apply();
-            }
-        }
         group_set.apply();
         deadline_op.apply();
         pkts_op.apply();
         bytes_op.apply();
+        retx_op.apply();
     }
 }

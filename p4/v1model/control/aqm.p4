@@ -122,13 +122,15 @@ control Aqm(inout headers_t hdr,
             hdr.ipv4.ecn: ternary;
             md.ecn_en: ternary;
             md.gate_over: ternary;
+            hdr.bridged.retx: ternary;
+            hdr.bridged.group: ternary;
         }
         actions = { pass; limit_drop; pv_drop; pv_mark; }
         const entries = {
 #include "../../shared/entries/aqm_verdict.p4"
         }
         const default_action = pass();
-        size = 8;
+        size = 16;
     }
 
     apply {

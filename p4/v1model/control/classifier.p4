@@ -10,7 +10,7 @@ control Classifier(inout headers_t hdr,
                    inout eg_dprsr_md_t eg_dprsr_md) {
     register<int<16>, bit<32>>(FLOW_TABLE_SIZE) flow_rate;
     register<bit<32>, bit<32>>(FLOW_TABLE_SIZE) flow_rate_s;   // lo(16) ++ hi(16)
-    register<bit<16>, bit<32>>(FLOW_TABLE_SIZE) flow_bwest;    // lo(8) ++ hi(8)
+    register<bit<16>, bit<32>>(FLOW_TABLE_SIZE) flow_ignore;   // lo(8) ++ hi(8)
     register<bit<32>, bit<32>>(FLOW_TABLE_SIZE) flow_ss;       // lo(16) ++ hi(16)
     register<bit<16>, bit<32>>(FLOW_TABLE_SIZE) flow_qmax;
     register<bit<32>, bit<32>>(FLOW_TABLE_SIZE) flow_aggr;     // lo(16) ++ hi(16)
@@ -86,17 +86,15 @@ control Classifier(inout headers_t hdr,
         const default_action = set_group(GROUP_ANT);
     }
 
-    // --- rate: reset, interval end (BwEst code 1 up / 2 down)
+    // --- rate: reset, interval end (fell = 1: down by FALL_FINE or more)
     action rate_reset() { flow_rate.write(idx, 0); }
     action rate_end() {
         int<16> v;
         flow_rate.read(v, idx);
-        if ((int<16>)md.lrate - v >= CCFAIR_BWEST_UP_FINE) {
-            md.bw_code = 1;
-        } else if (v - (int<16>)md.lrate >= CCFAIR_BWEST_DOWN_FINE) {
-            md.bw_code = 2;
+        if (v - (int<16>)md.lrate >= CCFAIR_FALL_FINE) {
+            md.fell = 1;
         } else {
-            md.bw_code = 0;
+            md.fell = 0;
         }
         flow_rate.write(idx, (int<16>)md.lrate);
     }
@@ -140,24 +138,30 @@ control Classifier(inout headers_t hdr,
         flow_qmax.write(idx, md.ld);
     }
 
-    // lo = last interval's code, hi = up-then-down patterns
-    action bwest_reset() { flow_bwest.write(idx, 0); }
-    action bwest_few() {
+    // lo = last interval's retransmission run, hi = loss-ignoring count (TNA ign_*)
+    action ign_reset() { flow_ignore.write(idx, 0); }
+    action ign_fall() {
         bit<16> v;
-        flow_bwest.read(v, idx);
-        flow_bwest.write(idx, 8w0 ++ v[7:0]);
-        md.bw_count = v[7:0];
-    }
-    action bwest_end() {
-        bit<16> v;
-        flow_bwest.read(v, idx);
-        bit<8> lo = v[15:8];
+        flow_ignore.read(v, idx);
         bit<8> hi = v[7:0];
-        if (md.bw_code == 2 && lo == 1) {
-            hi = hi |+| 1;
+        if (v[15:8] != 0 && hi != 0) {
+            hi = hi - 1;
         }
-        flow_bwest.write(idx, md.bw_code ++ hi);
-        md.bw_count = hi;
+        flow_ignore.write(idx, hdr.bridged.int_retx ++ hi);
+        md.ign = hi;
+    }
+    action ign_up() {
+        bit<16> v;
+        flow_ignore.read(v, idx);
+        bit<8> hi = v[7:0] |+| 1;
+        flow_ignore.write(idx, hdr.bridged.int_retx ++ hi);
+        md.ign = hi;
+    }
+    action ign_keep() {
+        bit<16> v;
+        flow_ignore.read(v, idx);
+        flow_ignore.write(idx, hdr.bridged.int_retx ++ v[7:0]);
+        md.ign = v[7:0];
     }
 
     // lo = previous interval's packets, hi = slow-start state (the output)
@@ -252,21 +256,24 @@ control Classifier(inout headers_t hdr,
             md.ss_in = hdr.bridged.int_pkts |+| 1;   // >= 1: 0 means "fair BDP reached"
         }
         if (md.cls_op == CLS_NEW) {
-            bwest_reset();
+            ign_reset();
+            md.ign = 0;
             ss_reset();
             aggr_reset();
         } else if (md.cls_op == CLS_END) {
-            // BwEst, aggressiveness and the family: cleared for a mouse, held
-            // for an ant, both classify with 0 (TNA bwest_op, aggr_op, family_op)
+            // Loss-ignoring count, aggressiveness and the family: cleared for a
+            // mouse, held for an ant, both classify with 0 (TNA ignore_op, aggr_op, family_op)
             if (hdr.bridged.group == GROUP_MOUSE) {
-                bwest_reset();
-                md.bw_count = 0;
+                ign_reset();
+                md.ign = 0;
             } else if (hdr.bridged.group == GROUP_ANT) {
-                md.bw_count = 0;
-            } else if (hdr.bridged.int_pkts < CCFAIR_BWEST_MIN_PKTS) {
-                bwest_few();   // too few packets: keep the count, forget a pending up (TNA bwest_op range)
+                md.ign = 0;
+            } else if (md.fell == 1) {
+                ign_fall();
+            } else if (hdr.bridged.int_retx >= CCFAIR_RETX_RUN) {
+                ign_up();   // fell is 0 here
             } else {
-                bwest_end();
+                ign_keep();
             }
             if (hdr.bridged.group == GROUP_ANT) {
                 md.ss_state = SS_ACTIVE;   // an ant holds its slow-start state (TNA ss_op)
@@ -282,7 +289,7 @@ control Classifier(inout headers_t hdr,
                 aggr_end();
             }
         }
-        md.t_mm = md.bw_count |-| md.m_m1;
+        md.t_mm = md.ign |-| md.m_m1;
         md.t_ld = md.aggr |-| md.m_ld1;
         md.t_pl = md.aggr |-| md.m_pl1;
         if (md.cls_op == CLS_NEW) {

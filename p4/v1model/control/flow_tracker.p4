@@ -12,6 +12,9 @@ control FlowTracker(inout headers_t hdr,
     register<bit<16>, bit<32>>(FLOW_TABLE_SIZE) flow_pkts;
     register<bit<32>, bit<32>>(FLOW_TABLE_SIZE) flow_bytes;
     register<bit<16>, bit<32>>(FLOW_TABLE_SIZE) flow_group;
+    register<bit<32>, bit<32>>(FLOW_TABLE_SIZE) flow_seq_lo;   // md.dir 0
+    register<bit<32>, bit<32>>(FLOW_TABLE_SIZE) flow_seq_hi;   // md.dir 1
+    register<bit<16>, bit<32>>(FLOW_TABLE_SIZE) flow_retx;     // lo(8) ++ hi(8)
     counter<bit<32>>(UNTRACKED_SIZE, CounterType.packets) untracked;
 
     bit<FLOW_IDX_BITS> idx;
@@ -98,6 +101,54 @@ control FlowTracker(inout headers_t hdr,
         flow_bytes.write((bit<32>)idx, v + md.pkt_len32);
     }
 
+    // TNA seq_*: per direction the highest sequence number a data segment
+    // carried (0: none); retx = 1 for one not above it
+    action seq_new_lo() { flow_seq_lo.write((bit<32>)idx, hdr.tcp.seq_no); }
+    action seq_clr_lo() { flow_seq_lo.write((bit<32>)idx, 0); }
+    action seq_chk_lo() {
+        bit<32> v;
+        flow_seq_lo.read(v, (bit<32>)idx);
+        if (v == 0 || (int<32>)(hdr.tcp.seq_no - v) > 0) {
+            flow_seq_lo.write((bit<32>)idx, hdr.tcp.seq_no);
+            md.bridged.retx = 0;
+        } else {
+            md.bridged.retx = 1;
+        }
+    }
+    action seq_new_hi() { flow_seq_hi.write((bit<32>)idx, hdr.tcp.seq_no); }
+    action seq_clr_hi() { flow_seq_hi.write((bit<32>)idx, 0); }
+    action seq_chk_hi() {
+        bit<32> v;
+        flow_seq_hi.read(v, (bit<32>)idx);
+        if (v == 0 || (int<32>)(hdr.tcp.seq_no - v) > 0) {
+            flow_seq_hi.write((bit<32>)idx, hdr.tcp.seq_no);
+            md.bridged.retx = 0;
+        } else {
+            md.bridged.retx = 1;
+        }
+    }
+
+    // TNA retx_*: lo = a retransmission this interval, hi = the run of
+    // intervals with one (saturating), output at the interval end
+    action retx_reset() { flow_retx.write((bit<32>)idx, md.bridged.retx ++ 8w0); }
+    action retx_pkt() {
+        bit<16> v;
+        flow_retx.read(v, (bit<32>)idx);
+        flow_retx.write((bit<32>)idx, (v[15:8] | md.bridged.retx) ++ v[7:0]);
+    }
+    action retx_end() {
+        bit<16> v;
+        flow_retx.read(v, (bit<32>)idx);
+        bit<8> hi = v[7:0];
+        if (v[15:8] != 0) {
+            hi = hi |+| 1;
+        } else {
+            hi = 0;
+        }
+        flow_retx.write((bit<32>)idx, md.bridged.retx ++ hi);   // the ending packet counts in the next
+        md.bridged.int_retx = hi;
+    }
+
     action group_write() {
         flow_group.read(md.fg_old, (bit<32>)idx);
         flow_group.write((bit<32>)idx, md.fg_new);
@@ -110,6 +161,9 @@ control FlowTracker(inout headers_t hdr,
         // the parser's L4 ports, TCP or UDP (TNA symmetric)
         md.port_lo = md.l4_sport < md.l4_dport ? md.l4_sport : md.l4_dport;
         md.port_hi = md.l4_sport < md.l4_dport ? md.l4_dport : md.l4_sport;
+        // TNA md.dir: 1 from the higher IP or, between equal IPs, the higher port
+        md.dir = (hdr.ipv4.src_addr > hdr.ipv4.dst_addr ||
+                  (hdr.ipv4.src_addr == hdr.ipv4.dst_addr && md.l4_sport > md.l4_dport)) ? 1w1 : 1w0;
     }
     action hash_idx() {
         hash(md.bridged.flow_idx, HashAlgorithm.crc32, 32w0,
@@ -251,6 +305,26 @@ control FlowTracker(inout headers_t hdr,
         if (hdr.tcp.ack == 1 && hdr.tcp.syn == 0 && hdr.tcp.fin == 0 && hdr.tcp.rst == 0) {
             pure_ack.apply();
         }
+        // seq_lo_op, seq_hi_op: a SYN or any packet claiming the slot
+        // starts its direction and clears the other, a hit's data segment
+        // is checked, a hit's pure ACK leaves both
+        if (md.track == 1 && hdr.tcp.isValid() && md.trk != TRK_COLLIDE) {
+            if (hdr.tcp.syn == 1 || md.trk[0:0] == 0) {
+                if (md.dir == 0) {
+                    seq_new_lo();
+                    seq_clr_hi();
+                } else {
+                    seq_new_hi();
+                    seq_clr_lo();
+                }
+            } else if (md.data_pkt == 1) {
+                if (md.dir == 0) {
+                    seq_chk_lo();
+                } else {
+                    seq_chk_hi();
+                }
+            }
+        }
         // group_set
         if (md.bridged.tracked == 1) {
             if (md.bridged.flow_new == 1) {
@@ -278,6 +352,14 @@ control FlowTracker(inout headers_t hdr,
             } else if (md.bridged.interval_end == 0) {
                 pkts_inc();
                 bytes_inc();
+            }
+            // retx_op: restarted with the flow and at the handshake restart
+            if (md.bridged.flow_new == 1 || md.bridged.interval_end == INTERVAL_RESTART) {
+                retx_reset();
+            } else if (md.bridged.interval_end == 1) {
+                retx_end();
+            } else if (md.bridged.interval_end == 0) {
+                retx_pkt();
             }
         }
     }
