@@ -27,7 +27,7 @@ TS_UNIT_NS = 1024          # ingress/egress "us" = global_tstamp[41:10]
 SEEN_UNIT_NS = 1 << 18     # last-seen time of a flow: now16 = tstamp[33:20] ++ 2 flag bits
 BYTES_MANTISSA = 5         # 1/32 octave (2.2 %) resolution of log(bytes), log(RTT)
 U_MANTISSA = 4             # resolution of log(u)
-FINE_SHIFT = 2             # internal log unit = 1/4 of a TVF rate bin (finer, for BwEst)
+FINE_SHIFT = 2             # internal log unit = 1/4 of a TVF rate bin (finer, for the fall test)
 
 
 def log2_exact(n, what):
@@ -171,6 +171,14 @@ def group_rows(p):
     return rows
 
 
+def retx_pass_groups(p):
+    """aqm_verdict's groups whose retransmissions pass below the CTV, as (value, mask) prefixes of
+    the 8-bit group: every group below the first model-based one. The model groups (hybrid base +
+    model kind .. + K - 1, group_rows' model()) are the top of the group range."""
+    first_model = P.group_id(p, "hybrid", p["groups"]["hybrid_kinds"].index("model"))
+    return prefix_cover(0, first_model - 1, 8)
+
+
 def entries_group(p):
     out = []
     for r in group_rows(p):
@@ -281,6 +289,8 @@ def main(argv):
     files["entries_log_depth.p4"] = [HEADER] + [
         "0x%x &&& 0x%x : set_ldepth(%d);" % e for e in depth_table(d)]
     files["entries_group_of.p4"] = [HEADER] + entries_group(p)
+    files["entries_retx_pass.p4"] = [HEADER] + [
+        "(0, _, _, _, _, _, 1, 0x%x &&& 0x%x) : pass();" % vm for vm in retx_pass_groups(p)]
     # Enqueue-depth histogram buckets (Cocoa loop in the controller): first
     # match wins, bucket b holds depth < first << (shift * b), the last the rest.
     c = p["cocoa"]

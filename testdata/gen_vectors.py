@@ -209,7 +209,7 @@ def li_interval(k, n, retx, group):
 # Intervals 5 .. 10: 30 packets with a retransmission. The end of interval j has run j - 4 and count
 # max(0, j - 6); the roll-over of interval k classifies the end of k - 1 (checked after it).
 for k in range(5, 11):
-    steps += li_interval(k, 30, True, "delay0" if k <= 10 else "hybrid1")
+    steps += li_interval(k, 30, True, "delay0")
     steps.append({"op": "check", "t_us": (k - 1) * P + 9000, "flow": "A", "expect": {"ignore": max(0, k - 7)}})
 # (interval, packets, a retransmission, group and count after its roll-over)
 plan = [(11, 15, False, "hybrid1", 4), (12, 30, False, "delay0", 3), (13, 15, False, "delay0", 3),
@@ -324,8 +324,9 @@ write("aqm-retransmission-spared",
       "(p4/shared/entries/aqm_verdict.p4, docs/algorithm.md D9); a drop of a retransmission costs a real sender a "
       "timeout. " + GATE_DOC + "Same flow, TVF and pinned CTV 46000 as aqm-drop-and-mark; each packet queued 12 ms "
       "(a standing queue), u16 65535 (PV in [28672, 32767] < CTV). A new segment at 60 ms: dropped (its "
-      "interval-1 end makes the flow delay-based: slow start ended at the fair BDP); its retransmission at 73 ms: forwarded; the same again ECN-capable at 86 ms: forwarded, not marked; a new "
-      "segment at 99 ms: dropped.",
+      "interval-1 end makes the flow delay-based: slow start ended at the fair BDP); its retransmission at "
+      "73 ms: forwarded; the same again ECN-capable at 86 ms: forwarded, not marked; a new segment at 99 ms: "
+      "dropped.",
       aqm_pre + [
           interval(60000, 1, 0, u16=65535, drain=False),
           {"op": "dequeue", "t_us": 72000, "count": "all", "expect": {"actions": ["drop"]}},
@@ -429,7 +430,7 @@ write("interval-floor",
       "kbit/s, below the fair BDP: no drop) and the flow becomes long-lived in the RTT band of its raw 10 ms RTT, "
       "below the 20 ms boundary: band 0, delay0 (the 50 ms interval would be band 1, delay1). The RTT in effect "
       "stays 10 ms. Interval 3 (from 180 ms, deadline 230 ms): the packet at 190 ms stays in it (interval_pkts 2), "
-      "the one at 270 ms ends it (interval_pkts 1); the flow stays delay0 (slow start done; 2 packets < "
+      "the one at 270 ms ends it (interval_pkts 1); the flow stays delay0 (slow start done; "
       "no retransmission: the loss-ignoring count stays 0; queues drained: aggressiveness 0).",
       [pk(0, flags="A", **D, drain=True, expect={"verdict": "enqueued", "group": "mouse"}),
        {"op": "check", "t_us": 0, "flow": "A", "expect": {"interval_pkts": 1, "rtt_us": [10000, 10000]}},

@@ -74,7 +74,7 @@ CcfairQueueDisc::GetTypeId()
                           MakeUintegerAccessor(&CcfairQueueDisc::m_mPl),
                           MakeUintegerChecker<uint32_t>(1, 255))
             .AddAttribute("MM",
-                          "BwEst patterns to become model-based (params classifier.m_m).",
+                          "Loss-ignoring intervals to become model-based (params classifier.m_m).",
                           UintegerValue(P::CLASSIFIER_M_M),
                           MakeUintegerAccessor(&CcfairQueueDisc::m_mM),
                           MakeUintegerChecker<uint32_t>(1, 255))

@@ -980,9 +980,9 @@ Pipeline::Aqm(const Bridged& b, EgMd& e, QueueState& q)
         else if (e.pv_below == 0 || e.gate_over == 0)
         {
         } // pass: PV >= CTV, or no standing queue
-        else if (b.retx && b.group != GroupId(2, 1))
+        else if (b.retx && b.group < GroupId(2, 1))
         {
-        } // pass: a retransmission, unless its flow is queued as model-based (hybrid1)
+        } // pass: a retransmission, unless its flow is queued as model-based (the top groups)
         else if (candidate)
             e.pv_drop = 1;
         else
@@ -1483,10 +1483,21 @@ Pipeline::ReadFlow(uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport, F
     out.aggr = m_flowAggr[idx].hi;
     out.ignore = m_flowIgnore[idx].hi;
     out.retx_run = m_flowRetx[idx].hi;
+    out.retx_now = m_flowRetx[idx].lo;
     out.seq_lo = m_flowSeq[idx].lo;
     out.seq_hi = m_flowSeq[idx].hi;
     out.family = m_flowFamily[idx];
     out.ss_state = m_flowSs[idx].hi;
+    return true;
+}
+
+bool
+Pipeline::SetFlowGroup(uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport, uint8_t group)
+{
+    FlowRegs r;
+    if (!ReadFlow(src, sport, dst, dport, r))
+        return false;
+    m_flowGroup[r.idx] = uint16_t((m_flowGroup[r.idx] & ~0x1Fu) | (group & 0x1Fu));
     return true;
 }
 

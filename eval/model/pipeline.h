@@ -160,6 +160,7 @@ struct FlowRegs
     uint16_t aggr = 0;            // flow_aggr.hi
     uint8_t ignore = 0;           // flow_ignore.hi: loss-ignoring intervals
     uint8_t retx_run = 0;         // flow_retx.hi: intervals in a row with a retransmission
+    uint8_t retx_now = 0;         // flow_retx.lo: a retransmission in the running interval
     uint32_t seq_lo = 0, seq_hi = 0; // flow_seq: highest data sequence number per direction
     uint8_t family = 0;
     uint16_t ss_state = 0;        // flow_ss.hi
@@ -305,6 +306,9 @@ class Pipeline
     // fair rate runs with on BMv2 (ptf-tests/tests/base_test.py).
     void SetPortFairRateBin(uint8_t bin) { m_fairRateBin = bin; }
     void SetRttBoundaryUnits(uint32_t u) { m_c.rtt_boundary_units = u; }
+    /** A register write of the group bits of a tracked flow's flow_group word (as the PTF suite's
+     *  Thrift write); false if its slot does not hold it. */
+    bool SetFlowGroup(uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport, uint8_t group);
 
     /** Model-only trace: flow_group's group changed (new flow: ant -> mouse; an update). */
     std::function<void(uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport, uint8_t oldGroup,

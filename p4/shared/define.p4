@@ -44,9 +44,6 @@ const stats_idx_t STATS_IDX_UNCONFIGURED = CCFAIR_PORTS_STATS_INDEX_UNCONFIGURED
 
 const group_t GROUP_ANT   = CCFAIR_GROUP_ANT;
 const group_t GROUP_MOUSE = CCFAIR_GROUP_MOUSE;
-// The model-based (hybrid "model", BBR) group: it ignores loss, so its
-// retransmissions get no AQM sparing (aqm_verdict).
-const group_t GROUP_MODEL = CCFAIR_GROUP_HYBRID_BASE + CCFAIR_HYBRID_KIND_MODEL;
 
 // First byte of what the egress parser sees: bridged metadata or a mirrored update.
 const bit<8> BMD_BRIDGED       = 0xB1;

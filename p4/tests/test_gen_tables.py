@@ -155,6 +155,17 @@ class GeneratedTables(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "flow.min_interval_us"):
             gen_tables.derived(p)
 
+    def test_retransmissions_pass_for_every_group_but_the_model_ones(self):
+        for k in (2, 4):
+            p = P.load()
+            p["groups"]["k"] = k
+            # the model rows: after slow start (state any) with t_mm any
+            model = {r[-1] for r in gen_tables.group_rows(p) if r[1] == (0, 0) and r[2] == (0, 0)}
+            groups = {r[-1] for r in gen_tables.group_rows(p)}
+            passes = {g for g in range(256) if any(g & m == v for v, m in gen_tables.retx_pass_groups(p))}
+            self.assertEqual(passes & groups, groups - model, "k = %d" % k)
+            self.assertFalse(passes & model, "k = %d" % k)
+
     def test_bad_retx_run_is_refused(self):
         p = P.load()
         p["classifier"]["retx_run"] = 0

@@ -334,6 +334,91 @@ TestStaleRtt()
     }
 }
 
+// flow_seq_lo / flow_seq_hi and flow_retx (algorithm.md §8.4), the PTF suite's
+// test_flow.RetransmissionsPerDirection, and the verdict's exception for model-based flows (D9),
+// test_aqm.RetransmissionOfModelBasedFlowDropped.
+void
+TestRetransmissions()
+{
+    g_ctx = "retransmissions";
+    Config c = Config::Defaults();
+    const uint32_t a = 0x0a000001, b = 0x0a000101; // a < b: a's direction is 0 (lo)
+    auto seg = [&](uint64_t t, bool rev, uint32_t seq, uint8_t flags = ACK, uint32_t payload = 1448) {
+        Pkt p = rev ? Data(t, b, 5201, a, 40000) : Data(t, a, 40000, b, 5201);
+        p.seq = seq, p.flags = flags, p.payload = payload;
+        if (payload == 0)
+            p.size = 52;
+        return p;
+    };
+    {
+        Pipeline p(c);
+        FlowRegs r;
+        p.Enqueue(seg(1 * MS, false, 1000, SYN, 0));
+        p.ReadFlow(a, 40000, b, 5201, r);
+        CHECK(r.seq_lo == 1000 && r.seq_hi == 0, "a SYN stores its ISN and clears the other direction: " << r.seq_lo << " " << r.seq_hi);
+        p.Enqueue(seg(2 * MS, true, 7000, SYN | ACK, 0));
+        p.ReadFlow(a, 40000, b, 5201, r);
+        CHECK(r.seq_lo == 0 && r.seq_hi == 7000, "so does a SYN-ACK: " << r.seq_lo << " " << r.seq_hi);
+        p.Enqueue(seg(3 * MS, false, 1001, ACK, 0));
+        p.ReadFlow(a, 40000, b, 5201, r);
+        CHECK(r.seq_lo == 0 && r.seq_hi == 7000, "a known flow's pure ACK touches neither: " << r.seq_lo << " " << r.seq_hi);
+        p.Enqueue(seg(4 * MS, false, 1001));
+        p.Enqueue(seg(5 * MS, true, 7001));
+        p.Enqueue(seg(6 * MS, false, 2449));
+        p.ReadFlow(a, 40000, b, 5201, r);
+        CHECK(r.seq_lo == 2449 && r.seq_hi == 7001 && r.retx_now == 0,
+              "each direction keeps its own highest; data below the other direction's is new: " << r.seq_lo << " "
+                                                                                                << r.seq_hi << " " << int(r.retx_now));
+        p.Enqueue(seg(7 * MS, false, 1001));
+        p.ReadFlow(a, 40000, b, 5201, r);
+        CHECK(r.seq_lo == 2449 && r.retx_now == 1, "a segment not above the highest is a retransmission: " << int(r.retx_now));
+        p.Enqueue(seg(8 * MS, false, 5000, SYN, 0));
+        p.ReadFlow(a, 40000, b, 5201, r);
+        CHECK(r.seq_lo == 5000 && r.seq_hi == 0 && r.retx_now == 0 && r.retx_run == 0,
+              "a SYN restarts both directions and the run: " << r.seq_lo << " " << r.seq_hi << " " << int(r.retx_now));
+    }
+    {
+        // a slot claimed by a pure ACK stores its sequence number: the next segment (the same number) counts as one
+        Pipeline p(c);
+        FlowRegs r;
+        p.Enqueue(seg(1 * MS, false, 9000, ACK, 0));
+        p.ReadFlow(a, 40000, b, 5201, r);
+        CHECK(r.seq_lo == 9000 && r.seq_hi == 0, "a pure ACK's claim stores its number: " << r.seq_lo);
+        p.Enqueue(seg(2 * MS, false, 9000));
+        p.ReadFlow(a, 40000, b, 5201, r);
+        CHECK(r.retx_now == 1, "and its next segment is one retransmission");
+    }
+    {
+        // the verdict: below the CTV in a standing queue a retransmission passes, unless the flow is model-based
+        c.ecn = false;
+        Pipeline p(c);
+        // 60 segments in 50 ms (~14 Mbit/s), then the roll-over: the flow has a rate label
+        uint32_t seq = 1;
+        for (int i = 0; i < 60; ++i, seq += 1448)
+        {
+            p.Enqueue(seg(i * 800 * US, false, seq));
+            Drain(p, i * 800 * US);
+        }
+        p.Enqueue(seg(60 * MS, false, seq));
+        Drain(p, 60 * MS);
+        p.SetFairRate(1000000); // every group's TVF centred on 1 Mbit/s: the flow's PVs are far below the CTV
+        for (uint8_t q = 0; q < c.num_queues; ++q)
+            p.SetQueueCtvRange(q, 0xFFFF, 0xFFFF), p.SetQueueCtv(q, 0xFFFF);
+        auto fate = [&](uint64_t t, uint32_t sq) {
+            p.Enqueue(seg(t, false, sq));
+            return p.Dequeue(t + 10 * MS); // 10 ms in the queue: a standing queue (target 5 ms)
+        };
+        const uint8_t model = uint8_t(2 + 2 * c.k + 1);
+        const DeqResult n1 = fate(61 * MS, seq + 1448), r1 = fate(72 * MS, seq);
+        CHECK(n1.action == Action::DROP_PV && n1.group != model, "a new segment below the CTV is dropped, group " << int(n1.group));
+        CHECK(r1.action == Action::FORWARD, "its retransmission passes: action " << int(r1.action));
+        CHECK(p.SetFlowGroup(a, 40000, b, 5201, model), "the flow queued as model-based (a register write)");
+        const DeqResult r2 = fate(83 * MS, seq);
+        CHECK(r2.group == model && r2.action == Action::DROP_PV,
+              "a model-based flow's retransmission is dropped: group " << int(r2.group) << " action " << int(r2.action) << " pv " << r2.pv << " ctv " << r2.ctv << " (new " << n1.pv << ")");
+    }
+}
+
 void
 TestDrr()
 {
@@ -842,9 +927,67 @@ RunVector(const std::string& path)
         return r;
     };
 
-    // TCP sequence numbers per flow and direction, as a sender sends them: a SYN takes one, a
-    // data segment its payload; "retx": true re-sends the direction's last data segment
-    std::map<std::string, uint32_t> nextSeq, lastData;
+    // TCP sequence numbers, the rule of ptf-tests/lib/vectors.py (_sequence_numbers), per flow and
+    // direction in time order: a SYN carries ISN 0 (without ACK it starts both directions anew); a
+    // direction's first segment after it, or mid-connection, has seq 1; a segment advances its
+    // direction by its payload, a FIN by one more; "retx": true re-sends the direction's last
+    // segment with payload. seqOf[{step, i}] is packet i of packet step `step`.
+    std::map<std::pair<int, int>, uint32_t> seqOf;
+    {
+        struct Tx
+        {
+            uint64_t t;
+            int k, step, i;
+            std::string key, flow;
+            bool rev, syn, ack, fin, retx;
+            uint32_t payload;
+        };
+        std::vector<Tx> txs;
+        int st = 0;
+        for (const json& s : v.at("steps"))
+        {
+            ++st;
+            if (s.value("op", "packet") != "packet" || s.value("proto", "tcp") != "tcp")
+                continue;
+            const std::string fl = s.at("flow").get<std::string>(), flags = s.value("flags", std::string("A"));
+            const bool rev = s.value("dir", "fwd") == "rev";
+            for (int i = 0; i < s.value("repeat", 1); ++i)
+                txs.push_back({s.at("t_us").get<uint64_t>() + s.value("every_us", 0ULL) * i, int(txs.size()), st, i,
+                               fl + (rev ? "/rev" : "/fwd"), fl, rev, flags.find('S') != std::string::npos,
+                               flags.find('A') != std::string::npos, flags.find('F') != std::string::npos,
+                               s.value("retx", false), s.value("payload", 0u)});
+        }
+        std::stable_sort(txs.begin(), txs.end(), [](const Tx& a, const Tx& b) { return a.t < b.t; });
+        std::map<std::string, uint32_t> next;
+        std::map<std::string, int64_t> last; // -1: none
+        for (const Tx& x : txs)
+        {
+            const std::string where = "step " + std::to_string(x.step);
+            if (x.syn)
+            {
+                if (x.retx)
+                    throw VectorError(where + ": a SYN cannot be a retransmission");
+                for (const std::string& e : x.ack ? std::vector<std::string>{x.key}
+                                                  : std::vector<std::string>{x.flow + "/fwd", x.flow + "/rev"})
+                    next[e] = 1, last[e] = -1;
+                seqOf[{x.step, x.i}] = 0;
+            }
+            else if (x.retx)
+            {
+                if (!last.count(x.key) || last[x.key] < 0)
+                    throw VectorError(where + ": retx, but " + x.key + " sent no segment with payload before");
+                seqOf[{x.step, x.i}] = uint32_t(last[x.key]);
+            }
+            else
+            {
+                const uint32_t q = next.count(x.key) ? next[x.key] : 1;
+                seqOf[{x.step, x.i}] = q;
+                if (x.payload)
+                    last[x.key] = q;
+                next[x.key] = q + x.payload + (x.fin ? 1 : 0);
+            }
+        }
+    }
     int stepNo = 0;
     uint64_t tEnd = 0;
     for (const json& s : v.at("steps"))
@@ -881,20 +1024,8 @@ RunVector(const std::string& path)
                 pk.payload = s.value("payload", 0u);
                 pk.ect = s.value("ect", false);
                 pk.rand16 = s.value("u16", 0);
-                const std::string sk = s.at("flow").get<std::string>() + (rev ? "/rev" : "/fwd");
-                if (s.value("retx", false))
-                {
-                    if (!lastData.count(sk))
-                        throw VectorError(where + ": retx before any data segment of " + sk);
-                    pk.seq = lastData[sk];
-                }
-                else
-                {
-                    pk.seq = nextSeq[sk];
-                    if (pk.payload > 0)
-                        lastData[sk] = pk.seq;
-                    nextSeq[sk] += pk.payload + ((pk.flags & SYN) ? 1 : 0);
-                }
+                if (pk.tcp)
+                    pk.seq = seqOf.at({stepNo, i});
                 EnqResult r = p.Enqueue(pk);
                 const std::string at = where + " packet " + std::to_string(i + 1) + "/" + std::to_string(n);
                 json fate = json::object();
@@ -1270,6 +1401,7 @@ main(int argc, char** argv)
     TestFirstInterval();
     TestRttWrap();
     TestStaleRtt();
+    TestRetransmissions();
     TestDrr();
     TestController();
     TestAqm();

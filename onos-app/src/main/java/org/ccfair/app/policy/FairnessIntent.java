@@ -339,7 +339,8 @@ public final class FairnessIntent {
     }
 
     /**
-     * BwEst patterns after which a flow becomes model-based (P4air mM).
+     * Loss-ignoring intervals after which a flow becomes model-based (P4air's mM, counted by
+     * retransmissions since BwEst was removed: docs/algorithm.md D10).
      *
      * @return threshold
      */
