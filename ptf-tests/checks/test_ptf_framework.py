@@ -219,3 +219,25 @@ def test_flow_numbers_its_segments_per_direction():
     assert f.last_seq() == 5000
     with pytest.raises(ValueError):
         K.Flow(0, 1, 1001).data(retx=True)                          # nothing sent to retransmit
+    g = K.Flow(0, 1, 1002)
+    g.data(1000, fwd=False)
+    assert [seq(g.syn()), seq(g.data(200, fwd=False))] == [0, 1]   # a SYN restarts the reverse at 1, not 0
+    assert seq(g.data(200)) == 1 and g.last_seq(fwd=False) == 1
+
+
+def test_flow_isn():
+    """K.Flow(isn=, rev_isn=): the SYN carries isn and acknowledges nothing, the SYN-ACK carries
+    rev_isn and acknowledges isn + 1; each direction's data starts at its ISN + 1, mid-connection
+    too, and after a SYN without SYN-ACK the reverse direction's as well."""
+    seq = lambda p: p[K.TCP].seq  # noqa: E731
+    f = K.Flow(0, 1, 1000, isn=1000, rev_isn=7000)
+    assert [seq(f.data(1000)), seq(f.data(200, fwd=False))] == [1001, 7001]   # mid-connection
+    syn, syn_ack, ack = f.syn(), f.syn_ack(), f.ack()
+    assert [seq(syn), seq(syn_ack), seq(ack)] == [1000, 7000, 1001]
+    assert [syn_ack[K.TCP].ack, ack[K.TCP].ack] == [1001, 7001]
+    assert [seq(f.data(1000)), seq(f.data(200, fwd=False))] == [1011, 7001]   # the ACK's 10 bytes
+    assert seq(f.pure_ack()) == 1957 and seq(f.data(1000, retx=True)) == 1011
+    assert seq(f.syn()) == 1000 and seq(f.data(200, fwd=False)) == 7001        # no SYN-ACK: rev_isn + 1
+    top = K.Flow(0, 1, 1001, isn=0xFFFFFFFE)                                     # wraps modulo 2^32
+    assert [seq(top.syn()), seq(top.data(100))] == [0xFFFFFFFE, 0xFFFFFFFF]
+    assert seq(top.data(100)) == 45 and top.next_seq() == 91

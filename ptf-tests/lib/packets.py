@@ -49,18 +49,22 @@ class Flow:
     Each direction keeps its sender's next sequence number, as the program's flow_seq compares
     them: a data segment whose seq is not above the highest its direction sent is a
     retransmission to the switch (bridged retx: spared by the AQM, counted by the classifier).
-    The SYN and the SYN-ACK carry ISN 0, so the first segment after either has seq 1, as has the
-    first one of a flow first seen mid-connection. A segment built without `seq` takes its
-    direction's next number and advances it by the TCP payload it carries (its padding: see
-    pad()), a FIN by one more, a SYN by one only; one built with `seq` moves the next number on
-    only if it ends beyond it. So a builder call is a new segment: build a packet once and send and expect
-    that object. `data(size, retx=True)` repeats the seq of its direction's last new data
-    segment: a retransmission."""
+    The SYN carries ISN `isn`, the SYN-ACK ISN `rev_isn` (both 0 unless given), so a direction's
+    first segment after its SYN or SYN-ACK has seq ISN + 1, as has the first one of a flow first
+    seen mid-connection; a SYN starts both directions anew (the reverse one at rev_isn + 1, also
+    where no SYN-ACK follows: never at 0, the program's "none yet"). A segment built without
+    `seq` takes its direction's next number and advances it by the TCP payload it carries (its
+    padding: see pad()), a FIN by one more, a SYN by one only; one built with `seq` moves the next
+    number on only if it ends beyond it. So a builder call is a new segment: build a packet once
+    and send and expect that object. `data(size, retx=True)` repeats the seq of its direction's
+    last new data segment: a retransmission. (An ISN of 2^32 - 1 would start the data at 0, the
+    program's "none yet": not a value to test with by accident.)"""
 
-    def __init__(self, a, b, sport, dport=5001, ect=False):
+    def __init__(self, a, b, sport, dport=5001, ect=False, isn=0, rev_isn=0):
         self.a, self.b, self.sport, self.dport = a, b, sport, dport
         self.tos = 0x02 if ect else 0x00  # ECT(0)
-        self._next = {True: 1, False: 1}     # direction (fwd) -> next sequence number
+        self._isn = {True: isn & 0xFFFFFFFF, False: rev_isn & 0xFFFFFFFF}  # direction -> its ISN
+        self._next = {d: (i + 1) & 0xFFFFFFFF for d, i in self._isn.items()}  # direction (fwd) -> next seq
         self._last = {True: None, False: None}  # direction -> seq of its last new data segment
 
     def next_seq(self, fwd=True):
@@ -106,18 +110,20 @@ class Flow:
         return self._sent(fwd, pad(p, size), retx)
 
     def syn(self):
-        """A new connection: ISN 0 in both directions (the SYN-ACK's too), nothing sent yet."""
-        self._next = {True: 0, False: 0}
+        """A new connection: the SYN carries `isn`, nothing sent yet in either direction; the
+        reverse direction's next data segment has seq rev_isn + 1 (syn_ack() carries rev_isn)."""
+        self._next = {True: self._isn[True], False: (self._isn[False] + 1) & 0xFFFFFFFF}
         self._last = {True: None, False: None}
         return self._pkt(True, "S", 64)
 
     def syn_ack(self):
-        self._next[False], self._last[False] = 0, None
-        return self._pkt(False, "SA", 64, ack=1)
+        """The SYN-ACK: ISN `rev_isn`, acknowledging the SYN (isn + 1)."""
+        self._next[False], self._last[False] = self._isn[False], None
+        return self._pkt(False, "SA", 64, ack=(self._isn[True] + 1) & 0xFFFFFFFF)
 
     def ack(self):
         # padded to 64 bytes with payload: a data packet to the program (not a pure ACK)
-        return self._pkt(True, "A", 64, ack=1)
+        return self._pkt(True, "A", 64, ack=(self._isn[False] + 1) & 0xFFFFFFFF)
 
     def pure_ack(self, fwd=True, ack=1, options=0):
         """An ACK without payload, `options` TCP NOPs, as the program's pure_ack table sees one:

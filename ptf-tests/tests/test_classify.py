@@ -36,6 +36,7 @@ UNIT_S = 1024e-9
 OFF = 255  # classifier_max: a threshold the test is not about
 DROPS = EG + ".telemetry.pg_drops"
 IGNORE = EG + ".classifier.flow_ignore"  # lo: the last interval's retransmission run, hi: loss-ignoring count
+RETX = IG + ".flow_tracker.flow_retx"    # lo: a retransmission in the running interval, hi: the run at the last end
 BMV2_SHAPED_PPS = 50
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "model-configs", "fabric.json")) as _f:
     RUNNER_PPS = json.load(_f)["bmv2"]["shaped_rate_pps"]  # what ptf-tests/run gives the shaped port on BMv2
@@ -303,9 +304,11 @@ class GrowingDepthMakesLossDelayThenLoss(_Classify):
 class LongLivedFlowsStartDelayBased(_Classify):
     """A mouse whose bursts raise the shaped queue's depth every interval of its slow start (6,
     12, 18, 24 packets) and then fall (12) leaves slow start delay-based (P4air: long-lived
-    flows start delay-based), with flow_family 0: aggressiveness, the loss-ignoring count and the
-    family count only once the flow is long-lived. (They used to count in slow start too, so with m_ld 2
-    and m_pl 3 this flow left slow start as purely loss-based: issue 14, defect 3.)"""
+    flows start delay-based), with flow_family 0: aggressiveness and the family count only once
+    the flow is long-lived. (They used to count in slow start too, so with m_ld 2 and m_pl 3 this
+    flow left slow start as purely loss-based: issue 14, defect 3.) This flow sends no
+    retransmission and m_m is off: the loss-ignoring count's like rule is
+    RetransmissionsInSlowStartNotCounted's."""
     M_LD, M_PL = 2, 3
 
     def runTest(self):
@@ -487,6 +490,41 @@ class ShortRetransmissionRunsNotCounted(_LossIgnoring):
         runs = self.runs(retx)
         self.assertEqual(ign, [[r, 0] for r in runs[:-1]] + [[run_len, 1]],
                          "flow_ignore [run, count] after each interval end")
+
+
+@group("classify")
+class RetransmissionsInSlowStartNotCounted(_LossIgnoring):
+    """The loss-ignoring count starts only once the flow is long-lived, while its retransmission
+    run counts from the start. With m_m = 1 (one count makes the flow model-based), a flow
+    retransmits in every interval (a retransmission of the last new segment after each burst)
+    through its slow start, 4 (the ACK, 2 new, 1), 5, 9, 17 packets, then 9 (the fall ends slow
+    start) and 9, 9: the run (ingress flow_retx hi) is 1, 2, 3, 4, 5 at the ends of the intervals
+    queued as mouse, past classifier.retx_run (3) from the third, yet every one of those ends
+    clears flow_ignore ([run, count] = [0, 0]) and the flow is a mouse, then delay-based at the
+    fifth (the fall). The first end queued as long-lived (the sixth) sees the whole run, 6, no
+    fall (9 packets after 9): count 1, model-based (hybrid 1) exactly there; the seventh: run 7,
+    count 2. (Counted as a mouse, the count would be 1, 2 at the third and fourth ends, and the
+    flow would leave slow start model-based at the fifth.)"""
+    M_M = 1
+
+    def runTest(self):
+        mouse, delay0, model = self.group_id("mouse"), self.group_id("delay", 0), self.group_id("hybrid", 1)
+        if not 1 <= self.params["classifier"]["retx_run"] <= 5:
+            self.skipTest("written for classifier.retx_run <= 5: a run a mouse reaches")
+        self.setup_path(self.ports[1])
+        self.open_flow(K.Flow(0, 1, 43023))
+        new = [2, 4, 8, 16, 8, 8, 8, 1]             # the last burst only ends the seventh interval
+        want = [mouse] * 4 + [delay0] + [model] * 2
+        groups, ign, runs = [], [], []
+        for i, n in enumerate(new):
+            groups += self.intervals([n], want[len(groups):len(groups) + 1], [1 if i < len(new) - 1 else 0])
+            if i:                                   # burst i's first packet ended interval i
+                ign.append(self.read_register(IGNORE, self.fid))
+                runs.append(self.read_register(RETX, self.fid)[1])
+        self.assert_groups(groups, want, "4, 5, 9, 17, 9, 9, 9 packets, a retransmission in each interval")
+        self.finish(model)
+        self.assertEqual(runs, [1, 2, 3, 4, 5, 6, 7], "the retransmission run (flow_retx hi) after each interval end")
+        self.assertEqual(ign, [[0, 0]] * 5 + [[6, 1], [7, 2]], "flow_ignore [run, count] after each interval end")
 
 
 @group("classify")

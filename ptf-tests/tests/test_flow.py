@@ -280,14 +280,18 @@ class RetransmissionsPerDirection(CcfairTest):
     """flow_seq_lo and flow_seq_hi hold, per slot, the highest seq of a direction's data segments
     (lo: direction 0, from the lower IP, between equal IPs the lower port; hi: direction 1; 0 =
     none yet); a data segment not above its direction's is a retransmission (bridged retx), which
-    flow_retx lo records for the interval. Mid-connection, one interval (default RTT 1 s): forward
-    segments at seq 1 and 947 claim the slot and raise the forward half to 947; reverse data at seq
-    1, far below it, raises the reverse half to 1 and is no retransmission (flow_retx lo 0); a
-    forward pure ACK (seq 1893) leaves flow_seq alone; the forward segment 947 sent again is a
-    retransmission (flow_retx lo 1, flow_seq unchanged). A SYN restarts the slot: flow_seq 0 in both
-    directions (ISN 0), flow_retx 0, as after the SYN-ACK; after the handshake's pure ACK (250 ms later:
-    the next interval lasts that RTT) forward seq 1 is new (forward half 1, flow_retx lo 0) and the
-    same segment again a retransmission (flow_retx lo 1)."""
+    flow_retx lo records for the interval. Here the client (host 0, 10.0.0.1) is the lower IP:
+    its direction is lo. Mid-connection, one interval (default RTT 1 s): client segments at seq 1
+    and 947 claim the slot and raise lo to 947; server data at seq 1, far below it, raises hi to 1
+    and is no retransmission (flow_retx lo 0); a client pure ACK (seq 1893) leaves flow_seq alone;
+    the client's segment 947 sent again is a retransmission (flow_retx lo 1, flow_seq unchanged).
+    Then the 5-tuple opens anew with client ISN 1000 and server ISN 7000, so that what a SYN
+    stores differs from 0 and from what it clears: the SYN stores its own seq in its direction and
+    clears the other, (lo, hi) = (1000, 0), flow_retx 0 (a SYN that cleared its own direction, or
+    left the other, reads otherwise); the SYN-ACK stores 7000 and clears the client's: (0, 7000);
+    the handshake's pure ACK (seq 1001, 250 ms later: the next interval lasts that RTT) touches
+    neither. Client seq 1001 is then new (lo 1001, flow_retx lo 0), server seq 7001 above the
+    SYN-ACK's 7000 new too (hi 7001), and client 1001 again a retransmission (flow_retx lo 1)."""
 
     def runTest(self):
         p1, p2 = self.ports[0], self.ports[1]
@@ -295,7 +299,7 @@ class RetransmissionsPerDirection(CcfairTest):
         f = K.Flow(0, 1, 41050)
         self.clear_slot(f)
         ip = lambda h: tuple(int(x) for x in K.HOST_IP[h].split("."))  # noqa: E731
-        fwd_hi = (ip(f.a), f.sport) > (ip(f.b), f.dport)   # the forward direction is direction 1
+        self.assertLess(ip(f.a), ip(f.b), "the client is meant to be the lower IP: direction 0, flow_seq_lo")
         fid = self.flow_id(f)
 
         def through(pkt, fwd=True):
@@ -303,39 +307,48 @@ class RetransmissionsPerDirection(CcfairTest):
             self.expect(pkt, p2 if fwd else p1)
 
         def state():
-            """((forward, reverse) flow_seq, flow_retx [lo, hi])."""
-            lo, hi = self.read_register(SEQ_LO, fid), self.read_register(SEQ_HI, fid)
-            return ((hi, lo) if fwd_hi else (lo, hi)), self.read_register(RETX, fid)
+            """(flow_seq (lo = client, hi = server), flow_retx [lo, hi])."""
+            return (self.read_register(SEQ_LO, fid), self.read_register(SEQ_HI, fid)), self.read_register(RETX, fid)
 
         d1, d2 = f.data(1000), f.data(1000)
         through(d1)
         through(d2)
         self.new_flow_id(f)
-        self.assertEqual(state(), ((947, 0), [0, 0]), "flow_seq (forward, reverse) and flow_retx after forward "
-                         "segments 1 and 947")
+        self.assertEqual(state(), ((947, 0), [0, 0]), "flow_seq (lo, hi) and flow_retx after client segments "
+                         "1 and 947")
         through(f.data(200, fwd=False), fwd=False)
-        self.assertEqual(state(), ((947, 1), [0, 0]), "after reverse data at seq 1: the reverse direction "
+        self.assertEqual(state(), ((947, 1), [0, 0]), "after server data at seq 1: the server's direction "
                          "compares with its own sequence numbers")
         through(f.pure_ack())
-        self.assertEqual(state(), ((947, 1), [0, 0]), "after a forward pure ACK (seq %d)" % f.next_seq())
+        self.assertEqual(state(), ((947, 1), [0, 0]), "after a client pure ACK (seq %d)" % f.next_seq())
         again = f.data(1000, retx=True)
         self.assertEqual(again[K.TCP].seq, 947)
         through(again)
-        self.assertEqual(state(), ((947, 1), [1, 0]), "after forward segment 947 again: a retransmission")
+        self.assertEqual(state(), ((947, 1), [1, 0]), "after client segment 947 again: a retransmission")
 
+        f = K.Flow(0, 1, 41050, isn=1000, rev_isn=7000)     # the same 5-tuple, a new connection
         syn_sent = time.time()
         through(f.syn())
-        self.assertEqual(state(), ((0, 0), [0, 0]), "after a SYN: the slot restarts")
+        self.assertEqual(state(), ((1000, 0), [0, 0]), "after the SYN (ISN 1000): stores its seq in the "
+                         "client's direction, clears the server's, restarts flow_retx")
         through(f.syn_ack(), fwd=False)
-        self.assertEqual(state(), ((0, 0), [0, 0]), "after the SYN-ACK")
+        self.assertEqual(state(), ((0, 7000), [0, 0]), "after the SYN-ACK (ISN 7000): stores its seq in the "
+                         "server's direction, clears the client's")
         time.sleep(max(0.0, syn_sent + 0.25 - time.time()))
-        through(f.pure_ack())   # completes the handshake sample: an interval of ~250 ms starts
+        hs = f.pure_ack(ack=7001)
+        self.assertEqual(hs[K.TCP].seq, 1001)
+        through(hs)   # completes the handshake sample: an interval of ~250 ms starts
+        self.assertEqual(state(), ((0, 7000), [0, 0]), "after the handshake's pure ACK (seq 1001): unchanged")
         first = f.data(1000)
-        self.assertEqual(first[K.TCP].seq, 1)
+        self.assertEqual(first[K.TCP].seq, 1001)
         through(first)
-        self.assertEqual(state(), ((1, 0), [0, 0]), "after forward seq 1 following the SYN: new, not below 947")
+        self.assertEqual(state(), ((1001, 7000), [0, 0]), "after client seq 1001: new")
+        reply = f.data(200, fwd=False)
+        self.assertEqual(reply[K.TCP].seq, 7001)
+        through(reply, fwd=False)
+        self.assertEqual(state(), ((1001, 7001), [0, 0]), "after server seq 7001: new, above the SYN-ACK's")
         through(f.data(1000, retx=True))
-        self.assertEqual(state(), ((1, 0), [1, 0]), "after forward seq 1 again: a retransmission")
+        self.assertEqual(state(), ((1001, 7001), [1, 0]), "after client seq 1001 again: a retransmission")
 
 
 @group("flow")
