@@ -73,7 +73,7 @@ def derived(p):
     # rate[kbit/s] = bytes * 8 / (rtt_units * 1.024 us) / 1000; bin 0 starts at rate_min.
     off = fine_per_decade * math.log10(8.0 / (TS_UNIT_NS * 1e-9) / 1000.0 / tvf["rate_min_kbps"])
     d["RATE_OFFSET_FINE"] = int(round(off))
-    # A "fall": the interval's rate at most 1 - 2^-fall_shift of the previous one (x0.75).
+    # A "fall": the interval's rate at most 1 - 2^-fall_shift of the previous one (x0.875).
     if not 1 <= c["fall_shift"] <= 8:
         raise ValueError("classifier.fall_shift must be 1..8, got %r" % c["fall_shift"])
     d["FALL_FINE"] = int(round(-fine_per_decade * math.log10(1 - 2.0 ** -c["fall_shift"])))

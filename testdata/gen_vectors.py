@@ -194,8 +194,8 @@ LI_DOC = ("Loss-ignoring intervals (docs/algorithm.md §8.4): ingress marks a da
           "not above the highest its direction has sent as a retransmission (flow_seq); flow_retx counts the "
           "intervals in a row that had one (the packet ending an interval counts in the next, as for "
           "interval_pkts) and hands the run to egress at the interval end (int_retx). An interval end of a "
-          "long-lived flow with a run >= classifier.retx_run (3) and a rate not fallen to <= 0.75x the previous "
-          "interval's (FALL_FINE, 8 fine units) adds one to the loss-ignoring count (flow_ignore.hi); a fall when "
+          "long-lived flow with a run >= classifier.retx_run (3) and a rate not fallen to <= 0.866x the previous "
+          "interval's (FALL_FINE, 4 fine units: x0.866) adds one to the loss-ignoring count (flow_ignore.hi); a fall when "
           "the previous interval's run was not 0 takes one off; m_m (4) make the flow model-based (hybrid1). ")
 steps = ss_prefix(14)
 def li_interval(k, n, retx, group):

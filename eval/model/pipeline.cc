@@ -757,7 +757,7 @@ Pipeline::Classifier(const Bridged& b, EgMd& e)
     e.sparse_gap = SatSub16(b.int_pkts, e.ant_max_pkts);
     e.bdp_gap = SatSub16(e.fair_fine, e.lrate);
 
-    // flow_rate: rate_reset (CLS_NEW), rate_end (CLS_END): the raw rate; a fall is <= x0.75
+    // flow_rate: rate_reset (CLS_NEW), rate_end (CLS_END): the raw rate; a fall is <= x0.866 (FALL_FINE)
     int16_t& rate = m_flowRate[i];
     if (e.cls_op == CLS_NEW)
         rate = 0;

@@ -80,7 +80,7 @@ control Classifier(inout egress_headers_t hdr,
     }
 
     // --- rate of the finished interval; 1 if it fell to 1 - 2^-fall_shift
-    // (x0.75) of the previous one or below. Signed: the rates are
+    // (x0.875) of the previous one or below. Signed: the rates are
     // logarithms, a difference is a ratio.
     RegisterAction<int<16>, bit<FLOW_IDX_BITS>, bit<8>>(flow_rate) rate_end = {
         void apply(inout int<16> v, out bit<8> rv) {
