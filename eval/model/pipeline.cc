@@ -804,7 +804,7 @@ Pipeline::Classifier(const Bridged& b, EgMd& e)
     Pair8& ig = m_flowIgnore[i];
     if (e.cls_op == CLS_NEW) // ign_reset_op
         ig = {};
-    else if (e.cls_op == CLS_END && b.group == GROUP_MOUSE) // ign_clear_op
+    else if (e.cls_op == CLS_END && b.group == GROUP_MOUSE) // ign_reset_op
     {
         ig = {};
         e.ign = 0;

@@ -388,11 +388,8 @@ control Classifier(inout egress_headers_t hdr,
     // queued as an ant leaves them alone (hold), both classify with them at
     // 0, so a flow that leaves slow start starts delay-based with no history
     // (P4air; the model counts them for long-lived groups only).
+    // A new flow and a mouse's interval end: both reset (and classify with 0).
     @hidden action ign_reset_op() {
-        ign_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-        md.ign = 0;
-    }
-    @hidden action ign_clear_op() {
         ign_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
         md.ign = 0;
     }
@@ -414,10 +411,10 @@ control Classifier(inout egress_headers_t hdr,
             md.fell: ternary;
             hdr.bridged.int_retx: range;
         }
-        actions = { ign_reset_op; ign_clear_op; ign_hold_op; ign_fall_op; ign_up_op; ign_keep_op; no_op; }
+        actions = { ign_reset_op; ign_hold_op; ign_fall_op; ign_up_op; ign_keep_op; no_op; }
         const entries = {
             (CLS_NEW, _, _, _) : ign_reset_op();
-            (CLS_END, GROUP_MOUSE, _, _) : ign_clear_op();
+            (CLS_END, GROUP_MOUSE, _, _) : ign_reset_op();
             (CLS_END, GROUP_ANT, _, _) : ign_hold_op();
             (CLS_END, _, 1, _) : ign_fall_op();
             (CLS_END, _, 0, CCFAIR_RETX_RUN .. 255) : ign_up_op();
