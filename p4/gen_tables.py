@@ -77,12 +77,6 @@ def derived(p):
     if not 1 <= c["fall_shift"] <= 8:
         raise ValueError("classifier.fall_shift must be 1..8, got %r" % c["fall_shift"])
     d["FALL_FINE"] = int(round(-fine_per_decade * math.log10(1 - 2.0 ** -c["fall_shift"])))
-    d["AGGR_MANTISSA"] = c["aggr_growth_shift"]
-    # Growth = the log_depth index rose by >= aggr_min_steps: >= 2 guarantees a whole bucket
-    # (2^-aggr_growth_shift of the depth) and at least 2 cells (algorithm.md, defect 4).
-    if not 1 <= c["aggr_min_steps"] <= 255:
-        raise ValueError("classifier.aggr_min_steps must be 1..255, got %r" % c["aggr_min_steps"])
-    d["AGGR_MARGIN"] = c["aggr_min_steps"] - 1
     # Loss-ignoring interval: the retransmission run (intervals in a row with a retransmission,
     # flow_retx's 8-bit count) has reached retx_run and the rate did not fall (algorithm.md D10).
     if not 1 <= c["retx_run"] <= 255:
@@ -132,12 +126,6 @@ def entries_log(width, mantissa, action, fn):
     return ["0x%x &&& 0x%x : %s(%d);" % (value, mask, action, r) for value, mask, r in log_table(width, mantissa, fn)]
 
 
-def depth_table(d):
-    """Pseudo-logarithm of the enqueue depth: index of the bucket, so one step
-    up means growth by about 2^-aggr_growth_shift (P4air's ~1 %)."""
-    return [(v, m, i + 1) for i, (v, m, _, _) in enumerate(buckets(19, d["AGGR_MANTISSA"]))]
-
-
 def group_rows(p):
     """group_of rows: ((sparse_gap, ss_state, t_mm, family, band) as (value, mask) pairs, group); first match wins."""
     k = p["groups"]["k"]
@@ -146,11 +134,10 @@ def group_rows(p):
     ant, mouse = p["groups"]["ant"], p["groups"]["mouse"]
     base = {f: P.group_id(p, f, 0) for f in fam}
     model_kind = kinds.index("model")
-    ld_kind = kinds.index("loss_delay")
-    # register values of the egress family: 0 delay, 1 loss-delay, 2 loss
-    by_family = [lambda b: base["delay"] + b,
-                 lambda b: base["hybrid"] + ld_kind,
-                 lambda b: base["loss"] + b]
+    # register values of flow_family (define.p4 FAMILY_*): 0 delay, 2 loss. No flow is classified
+    # loss-delay (hybrid 0): under ccfair's AQM no per-flow signal tells it from loss (D11).
+    by_family = {0: lambda b: base["delay"] + b,
+                 2: lambda b: base["loss"] + b}
 
     def model(b):
         return base["hybrid"] + model_kind + min(b, k - 1 - model_kind)
@@ -161,7 +148,7 @@ def group_rows(p):
     # a sparse interval (many flows, a short RTT) keeps its group instead of flapping to ant.
     rows.append(((0, 0xFFFF), (0, 0xFFFF), any_, any_, any_, ant))
     rows.append((any_, (0, 0xFFFF), any_, any_, any_, mouse))
-    for f in range(3):
+    for f in sorted(by_family):
         for b in range(k):
             rows.append((any_, any_, (0, 0xFF), (f, 0xFF), (b, 0xFF), by_family[f](b)))
         rows.append((any_, any_, (0, 0xFF), (f, 0xFF), any_, by_family[f](k - 1)))
@@ -239,7 +226,6 @@ def gen_cpp(p):
            "struct GroupRow", "{", "    uint16_t value[5], mask[5];", "    uint8_t group;", "};", ""]
     out += ["constexpr int64_t %s = %d;" % kv for kv in sorted(d.items())]
     out += ["constexpr int BYTES_MANTISSA = %d;" % BYTES_MANTISSA, "constexpr int U_MANTISSA = %d;" % U_MANTISSA,
-            "constexpr int DEPTH_WIDTH = 19;",
             "// rtt_band as the ONOS app writes it (PolicyDelta): band b below boundary b, the number as units",
             "constexpr uint32_t RTT_BAND_BOUNDARIES[] = {%s};" % ", ".join(
                 str(int(b)) for b in p["policy"]["rtt_band_boundaries_us"]), ""]
@@ -252,7 +238,6 @@ def gen_cpp(p):
     table("LOG_BYTES", log_table(32, BYTES_MANTISSA, log_bytes_fn(d)))
     table("LOG_RTT", log_table(32, BYTES_MANTISSA, log_rtt_fn(d)))
     table("LOG_U", log_table(16, U_MANTISSA, log_u_fn(d)))
-    table("LOG_DEPTH", depth_table(d))
     out.append("constexpr GroupRow GROUP_OF[] = {")
     for r in group_rows(p):
         out.append("    {{%s}, {%s}, %d}," % (", ".join("0x%x" % kv[0] for kv in r[:5]),
@@ -286,8 +271,6 @@ def main(argv):
     files["entries_interval_floor.p4"] = [HEADER] + [
         "0x%x &&& 0x%x : floor_interval();" % vm for vm in prefix_cover(0, d["INTERVAL_MIN_UNITS"] - 1, 32)]
     files["entries_log_u.p4"] = [HEADER] + entries_log(16, U_MANTISSA, "set_nlog_u", log_u_fn(d))
-    files["entries_log_depth.p4"] = [HEADER] + [
-        "0x%x &&& 0x%x : set_ldepth(%d);" % e for e in depth_table(d)]
     files["entries_group_of.p4"] = [HEADER] + entries_group(p)
     files["entries_retx_pass.p4"] = [HEADER] + [
         "(0, _, _, _, _, _, 1, 0x%x &&& 0x%x) : pass();" % vm for vm in retx_pass_groups(p)]

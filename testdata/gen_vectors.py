@@ -159,35 +159,6 @@ write("mouse-to-delay-fair-bdp-first-interval",
        interval(P + 500, 4, 500, expect={"verdict": "enqueued", "group": "delay0"})],
       config={**MID, "link_rate_bps": 10000000, "fair_rate_bps": 10000000})
 
-# aggressiveness: interval k (k >= 5, from (k-1) x 12 ms) carries 3(k-1) packets that queue up, drained 10 ms in
-steps = ss_prefix()
-for k in range(5, 18):
-    n = 3 * (k - 1)
-    t = (k - 1) * P
-    g = "delay0" if k <= 8 else ("hybrid0" if k <= 16 else "loss0")
-    steps.append(interval(t, n, 200, drain=False))
-    steps.append({"op": "dequeue", "t_us": t + 10000, "count": "all", "expect": {"count": n}})
-    # egress classifies the train's first packet when it leaves: checked after the dequeue
-    e = {"group": g}
-    if k in (8, 9, 16, 17):
-        e["aggr"] = k - 5
-    steps.append({"op": "check", "t_us": t + 10000, "flow": "A", "expect": e})
-write("aggressiveness-delay-lossdelay-loss",
-      "Every long-lived interval end whose maximum pseudo-log enqueue depth (ld, docs/algorithm.md §8.2/8.6: below "
-      "256 cells ld is the depth in cells: 80 B on Tofino 1 and in the model, one packet on BMv2) is at least "
-      "classifier.aggr_min_steps (2) above the previous interval's increments aggressiveness, any other resets it; "
-      "m_ld (4) makes a delay flow loss-delay (hybrid0), m_pl (12) purely loss (loss0). The flow (mid-connection, RTT "
-      "10 ms) ends slow start at the roll-over at t=48 ms (as in mouse-to-delay-rate-drop); that packet is queued as a "
-      "mouse (aggr_clear: lo = interval 4's max depth 0), and the update to delay0 lands when it leaves egress at 57 "
-      "ms. Then interval k (from (k-1) x 12 ms, k = 5..17) sends 3(k-1) packets 200 us apart that queue up and are "
-      "dequeued 10 ms in: the max depth seen by its packets is 3k-4 packets (x 19 cells in the model: 1500 B = 19 "
-      "cells), three packets more every interval (one more than aggr_min_steps, so a switch that forwards one held "
-      "packet early still sees growth). The packet that ends interval k-1 (the first of train k) is classified when "
-      "it leaves (checked after each dequeue): aggressiveness k-5 from k = 6 on; k = 9 (aggr 4) -> hybrid0, k = 17 "
-      "(aggr 12) -> loss0. The group change does not reset the depth history. Packet counts only rise, so there is "
-      "no retransmission and the loss-ignoring count stays 0." + FLOOR_ASIDE,
-      steps, config={**MID, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
-
 # A loss-ignoring flow (BBR under ccfair's drops): 30 data packets every interval, one of them a
 # retransmission (the second packet: the re-sent segment is not above the highest sequence number).
 LI_DOC = ("Loss-ignoring intervals (docs/algorithm.md §8.4): ingress marks a data segment whose sequence number is "
@@ -216,7 +187,10 @@ plan = [(11, 15, False, "hybrid1", 4), (12, 30, False, "delay0", 3), (13, 15, Fa
         (14, 30, True, "delay0", 3), (15, 15, False, "delay0", 3), (16, 30, False, "delay0", 2)]
 for k, n, retx, g, ign in plan:
     steps += li_interval(k, n, retx, g)
-    steps.append({"op": "check", "t_us": (k - 1) * P + 9000, "flow": "A", "expect": {"ignore": ign}})
+    e = {"ignore": ign}
+    if k == 16:
+        e["family"] = 0
+    steps.append({"op": "check", "t_us": (k - 1) * P + 9000, "flow": "A", "expect": e})
 write("loss-ignoring-model-based",
       LI_DOC + "Mid-connection flow, RTT 10 ms, intervals 12 ms apart; slow start 4, 8, 16, 14 packets -> delay0 at "
       "48 ms (14 < 16; the count is cleared while a mouse). Intervals 5 .. 10 (from 48 ms) carry 30 data packets, "
@@ -225,7 +199,37 @@ write("loss-ignoring-model-based",
       "(after the roll-over at 120 ms). Then, without retransmissions but in interval 14: 15 packets in interval "
       "11 (a fall, after interval 10's run of 6: 3, delay0 again, its family being delay), 30 (no fall: kept), "
       "15 (a fall, but interval 12 had no retransmission: kept), 30 with one (run 1 < 3: kept), 15 (a fall after a "
-      "run of 1: 2). Queues drained: aggressiveness stays 0." + FLOOR_ASIDE,
+      "run of 1: 2). No interval with a retransmission has a rate fall (11, 13 and 15 fall without one), so the "
+      "family stays delay-based (flow_family 0 at the end; loss-backoff-makes-loss-based)." + FLOOR_ASIDE,
+      steps, config={**MID, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
+
+# The loss response: slow start (4, 8, 16, 8), then 30, 15, 30, 15, 30, 15 packets; intervals 7 and 8
+# have a retransmission. (interval, packets, a retransmission, group and family after its roll-over)
+steps = ss_prefix()
+plan = [(5, 30, False, "delay0", 0), (6, 15, False, "delay0", 0), (7, 30, True, "delay0", 0),
+        (8, 15, True, "delay0", 0), (9, 30, False, "loss0", 2), (10, 15, False, "loss0", 2)]
+for k, n, retx, g, fam in plan:
+    steps += li_interval(k, n, retx, g)
+    steps.append({"op": "check", "t_us": (k - 1) * P + 9000, "flow": "A", "expect": {"family": fam}})
+steps += [interval(10 * P, 1, 0, group="loss0"),
+          {"op": "check", "t_us": 10 * P + 1000, "flow": "A", "expect": {"family": 2, "ignore": 0}}]
+write("loss-backoff-makes-loss-based",
+      "Loss response (docs/algorithm.md D11): a long-lived flow is delay-based (flow_family 0) until an interval end "
+      "whose interval had a retransmission (ingress marks a data segment not above the highest its direction has "
+      "sent; flow_retx hands the interval's run to egress, int_retx != 0) and whose rate fell to <= 0.866x the "
+      "previous interval's (FALL_FINE, 4 fine units): that end makes it loss-based (flow_family 2) until it is a "
+      "mouse again or restarts; a fall or a retransmission alone keeps the family, and a mouse's interval end "
+      "clears it. Mid-connection flow, RTT 10 ms, intervals 12 ms apart, fair rate 10 Gbit/s (the fair BDP is never "
+      "reached); slow start 4, 8, 16, 8 packets -> delay0 at the roll-over at 48 ms (8 < 16; that end is queued as a "
+      "mouse: family 0). Intervals 5 .. 10 (from 48 ms) carry 30, 15, 30, 15, 30, 15 data packets of 1500 B; in 7 "
+      "and 8 the second packet re-sends the first's segment (a retransmission). The roll-over of interval k (its "
+      "first packet, drained) classifies the end of interval k - 1 (group after it, family checked 9 ms in): at 60 "
+      "ms 30 after 8 (a rise): delay0, family 0; at 72 ms 15 after 30 (a fall to half, 19 fine units) without a "
+      "retransmission: delay0, family 0; at 84 ms 30 after 15 with one (a rise): delay0, family 0; at 96 ms 15 "
+      "after 30 with one: the loss response, loss0 (band 0, as delay0: the 10 ms RTT), family 2; at 108 ms 30 (a "
+      "rise) and at 120 ms 15 (a fall, without a retransmission): loss0, family 2 (sticky). The retransmission "
+      "runs (1 at the end of interval 7, 2 at 8) stay below classifier.retx_run (3) and the fall at the end of 8 "
+      "after a run of 1 takes nothing off a count of 0: the loss-ignoring count stays 0." + FLOOR_ASIDE,
       steps, config={**MID, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
 
 write("symmetric-flow-id",
@@ -431,7 +435,7 @@ write("interval-floor",
       "below the 20 ms boundary: band 0, delay0 (the 50 ms interval would be band 1, delay1). The RTT in effect "
       "stays 10 ms. Interval 3 (from 180 ms, deadline 230 ms): the packet at 190 ms stays in it (interval_pkts 2), "
       "the one at 270 ms ends it (interval_pkts 1); the flow stays delay0 (slow start done; "
-      "no retransmission: the loss-ignoring count stays 0; queues drained: aggressiveness 0).",
+      "no retransmission: the loss-ignoring count stays 0 and the family delay-based, flow_family 0).",
       [pk(0, flags="A", **D, drain=True, expect={"verdict": "enqueued", "group": "mouse"}),
        {"op": "check", "t_us": 0, "flow": "A", "expect": {"interval_pkts": 1, "rtt_us": [10000, 10000]}},
        pk(10000, flags="A", **D, drain=True, expect={"verdict": "enqueued", "group": "mouse"}),
@@ -444,7 +448,7 @@ write("interval-floor",
        pk(190000, flags="A", **D, drain=True, expect={"verdict": "enqueued", "group": "delay0"}),
        {"op": "check", "t_us": 190000, "flow": "A", "expect": {"interval_pkts": 2}},
        pk(270000, flags="A", **D, drain=True, expect={"verdict": "enqueued", "group": "delay0"}),
-       {"op": "check", "t_us": 270000, "flow": "A", "expect": {"interval_pkts": 1, "group": "delay0", "aggr": 0}}],
+       {"op": "check", "t_us": 270000, "flow": "A", "expect": {"interval_pkts": 1, "group": "delay0", "family": 0}}],
       config={"default_rtt_us": 10000, "link_rate_bps": 10000000, "fair_rate_bps": 1000000, "rtt_boundary_us": 20000,
               "ant_max_pkts_per_interval": 0})
 

@@ -63,16 +63,6 @@ CcfairQueueDisc::GetTypeId()
                           TimeValue(MilliSeconds(100)),
                           MakeTimeAccessor(&CcfairQueueDisc::m_controllerPeriod),
                           MakeTimeChecker())
-            .AddAttribute("MLd",
-                          "Aggressive intervals to become loss-delay (params classifier.m_ld).",
-                          UintegerValue(P::CLASSIFIER_M_LD),
-                          MakeUintegerAccessor(&CcfairQueueDisc::m_mLd),
-                          MakeUintegerChecker<uint32_t>(1, 255))
-            .AddAttribute("MPl",
-                          "Aggressive intervals to become purely loss-based (params classifier.m_pl).",
-                          UintegerValue(P::CLASSIFIER_M_PL),
-                          MakeUintegerAccessor(&CcfairQueueDisc::m_mPl),
-                          MakeUintegerChecker<uint32_t>(1, 255))
             .AddAttribute("MM",
                           "Loss-ignoring intervals to become model-based (params classifier.m_m).",
                           UintegerValue(P::CLASSIFIER_M_M),
@@ -192,8 +182,6 @@ CcfairQueueDisc::InitializeParams()
     c.target_delay_units = uint32_t(m_targetDelay.GetMicroSeconds());
     c.ecn = m_useEcn;
     c.pv_aqm = m_pvAqm;
-    c.m_ld = m_mLd;
-    c.m_pl = m_mPl;
     c.m_m = m_mM;
     c.num_queues = m_numQueues;
     c.flow_table_size = m_flowTableSize;

@@ -74,8 +74,6 @@ class CcfairQueueDisc : public QueueDisc
     bool m_useEcn;
     bool m_pvAqm;
     Time m_controllerPeriod;
-    uint32_t m_mLd;
-    uint32_t m_mPl;
     uint32_t m_mM;
     uint32_t m_numQueues;
     uint32_t m_flowTableSize;

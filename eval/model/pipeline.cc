@@ -31,6 +31,7 @@ constexpr uint8_t INTERVAL_ACK = 2;
 constexpr uint8_t INTERVAL_RESTART = 3; // the handshake sample: the first interval starts here
 constexpr uint16_t RATE_S_NONE = 0xFFFF; // flow_rate_s.lo with no finished interval (never a log rate)
 constexpr uint16_t SS_ACTIVE = 0, SS_DONE = 1, SS_ENDED_NOW = 2;
+constexpr uint8_t FAMILY_DELAY = 0, FAMILY_LOSS = 2; // define.p4
 constexpr uint32_t RTT_PENDING = 0x80000000u;
 constexpr uint16_t TRK_COLLIDE = 0;
 constexpr uint16_t STATS_IDX = 0; // the model's one port: stats index 0
@@ -103,11 +104,11 @@ struct Pipeline::EgMd
     uint8_t on = 0, cls_op = CLS_NONE;
     // port_cfg (egress)
     uint16_t fair_fine = 0, ant_max_pkts = 0;
-    uint8_t m_ld1 = 0, m_pl1 = 0, m_m1 = 0, ss_drop_en = 0;
+    uint8_t m_m1 = 0, ss_drop_en = 0;
     // classifier
-    uint16_t ld = 0, log_b = 0, log_r = 0, lrate = 0, lr_pv = 0, sparse_gap = 0, bdp_gap = 0, ss_in = 0;
-    uint16_t qmax_done = 0, qmax_grow = 0, ss_state = SS_ACTIVE;
-    uint8_t band = 0, fell = 0, ign = 0, aggr = 0, family = 0, t_mm = 0, t_ld = 0, t_pl = 0;
+    uint16_t log_b = 0, log_r = 0, lrate = 0, lr_pv = 0, sparse_gap = 0, bdp_gap = 0, ss_in = 0;
+    uint16_t ss_state = SS_ACTIVE;
+    uint8_t band = 0, fell = 0, ign = 0, family = 0, t_mm = 0;
     uint8_t new_group = 0, ss_drop = 0, upd_ok = 0;
     // marker
     uint16_t nlog_u = 0, pos = 0, pv = 0;
@@ -196,8 +197,6 @@ Config::Defaults()
     c.default_rtt_units = uint32_t(P::FLOW_DEFAULT_RTT_US);
     c.interval_min_units = uint32_t(G::INTERVAL_MIN_UNITS);
     c.ant_max_pkts = uint32_t(P::FLOW_ANT_MAX_PKTS_PER_INTERVAL);
-    c.m_ld = uint32_t(P::CLASSIFIER_M_LD);
-    c.m_pl = uint32_t(P::CLASSIFIER_M_PL);
     c.m_m = uint32_t(P::CLASSIFIER_M_M);
     c.bdp_shift = uint32_t(P::CLASSIFIER_BDP_SHIFT);
     c.ss_proactive_drop = P::CLASSIFIER_SS_PROACTIVE_DROP != 0;
@@ -253,8 +252,6 @@ Pipeline::Pipeline(const Config& c, uint64_t seed)
     m_flowRateS.assign(n, Pair16{RATE_S_NONE, 0});
     m_flowIgnore.assign(n, {});
     m_flowSs.assign(n, {});
-    m_flowQmax.assign(n, 0);
-    m_flowAggr.assign(n, {});
     m_flowFamily.assign(n, 0);
     m_key.assign(n, {0, 0, 0, 0});
     m_pgFlowEnter.assign(size_t(1) << 14, 0);
@@ -298,12 +295,6 @@ uint16_t
 Pipeline::LogU(uint16_t u)
 {
     return BucketLookup(G::LOG_U, G::U_MANTISSA, u, 0xFFFF);
-}
-
-uint16_t
-Pipeline::LogDepth(uint32_t depth)
-{
-    return BucketLookup(G::LOG_DEPTH, int(G::AGGR_MANTISSA), depth & ((1u << G::DEPTH_WIDTH) - 1), 0);
 }
 
 uint8_t
@@ -743,7 +734,6 @@ void
 Pipeline::Classifier(const Bridged& b, EgMd& e)
 {
     const uint32_t i = b.flow_idx & m_idxMask;
-    e.ld = LogDepth(e.depth);
     e.log_b = LogBytes(b.int_bytes);
     e.log_r = LogRtt(std::max(b.rtt_us, m_c.interval_min_units)); // log_rtt: the floored interval
     // rtt_band (controller range table on rtt_us[19:0]; default 0)
@@ -751,8 +741,6 @@ Pipeline::Classifier(const Bridged& b, EgMd& e)
     // interval_rate(), interval_gaps()
     e.lrate = SatSub16(e.log_b, e.log_r);
     e.fair_fine = uint16_t(e.fair_fine << G::FINE_SHIFT);
-    e.m_ld1 = uint8_t(e.m_ld1 - 1);
-    e.m_pl1 = uint8_t(e.m_pl1 - 1);
     e.m_m1 = uint8_t(e.m_m1 - 1);
     e.sparse_gap = SatSub16(b.int_pkts, e.ant_max_pkts);
     e.bdp_gap = SatSub16(e.fair_fine, e.lrate);
@@ -784,18 +772,6 @@ Pipeline::Classifier(const Bridged& b, EgMd& e)
         lr_sum = rs.hi;
     }
     e.lr_pv = uint16_t(lr_sum >> 1); // rate_label
-    // flow_qmax
-    uint16_t& qmax = m_flowQmax[i];
-    if (e.cls_op == CLS_NEW)
-        qmax = e.ld;
-    else if (e.cls_op == CLS_PKT)
-        qmax = std::max(qmax, e.ld);
-    else if (e.cls_op == CLS_END)
-    {
-        e.qmax_done = qmax;
-        qmax = e.ld;
-        e.qmax_grow = SatSub16(e.qmax_done, uint16_t(G::AGGR_MARGIN)); // in rate_end_op
-    }
     e.ss_in = e.bdp_gap == 0 ? 0 : SatAdd16(b.int_pkts, 1);
 
     // ignore_op (flow_ignore), keyed on the group the packet was queued as: a loss-ignoring
@@ -854,45 +830,26 @@ Pipeline::Classifier(const Bridged& b, EgMd& e)
         ss.lo = e.ss_in;
         e.ss_state = rv;
     }
-    // aggr_op (flow_aggr)
-    Pair16& ag = m_flowAggr[i];
-    if (e.cls_op == CLS_NEW)
-        ag = {0xFFFF, 0}; // aggr_reset: the first interval never counts as growth
-    else if (e.cls_op == CLS_END && b.group == GROUP_MOUSE) // aggr_clear
-    {
-        ag = {e.qmax_done, 0};
-        e.aggr = 0;
-    }
-    else if (e.cls_op == CLS_END && b.group == GROUP_ANT) // aggr_hold_op
-        e.aggr = 0;
-    else if (e.cls_op == CLS_END) // aggr_end
-    {
-        ag.hi = e.qmax_grow > ag.lo ? SatAdd16(ag.hi, 1) : 0; // fix 4: rose by >= aggr_min_steps
-        ag.lo = e.qmax_done;
-        e.aggr = uint8_t(ag.hi);
-    }
     e.t_mm = SatSub8(e.ign, e.m_m1);
-    e.t_ld = SatSub8(e.aggr, e.m_ld1);
-    e.t_pl = SatSub8(e.aggr, e.m_pl1);
-    // family_op (flow_family): sticky delay -> loss-delay -> loss
+    // family_op (flow_family): delay until the rate falls in an interval with a retransmission
+    // (it backed off after a loss), then loss; sticky while long-lived (D11)
     uint8_t& fam = m_flowFamily[i];
-    if (e.cls_op == CLS_NEW)
-        fam = 0;
-    else if (e.cls_op == CLS_END && b.group == GROUP_MOUSE)
+    if (e.cls_op == CLS_NEW) // family_reset_op
+        fam = FAMILY_DELAY;
+    else if (e.cls_op == CLS_END && b.group == GROUP_MOUSE) // family_clear_op
     {
-        fam = 0;
-        e.family = 0;
+        fam = FAMILY_DELAY;
+        e.family = FAMILY_DELAY;
     }
-    else if (e.cls_op == CLS_END && b.group == GROUP_ANT)
-        e.family = 0;
-    else if (e.cls_op == CLS_END)
+    else if (e.cls_op == CLS_END && b.group == GROUP_ANT) // family_hold_op
+        e.family = FAMILY_DELAY;
+    else if (e.cls_op == CLS_END && e.fell && b.int_retx != 0) // family_loss_op
     {
-        if (e.t_pl != 0)
-            fam = 2;
-        else if (e.t_ld != 0)
-            fam = std::max<uint8_t>(fam, 1);
+        fam = FAMILY_LOSS;
         e.family = fam;
     }
+    else if (e.cls_op == CLS_END) // family_end_op
+        e.family = fam;
     if (e.cls_op == CLS_END)
         e.new_group = GroupOfKeys(e.sparse_gap, e.ss_state, e.t_mm, e.family, e.band);
     // P4air: one deliberate drop when slow start ends at the fair BDP
@@ -1054,8 +1011,6 @@ Pipeline::Dequeue(uint64_t now_ns)
         // egress port_cfg (controller)
         e.fair_fine = m_fairRateBin;
         e.ant_max_pkts = uint16_t(m_c.ant_max_pkts);
-        e.m_ld1 = uint8_t(m_c.m_ld);
-        e.m_pl1 = uint8_t(m_c.m_pl);
         e.m_m1 = uint8_t(m_c.m_m);
         e.ss_drop_en = m_c.ss_proactive_drop ? 1 : 0;
         Classifier(b, e);
@@ -1480,7 +1435,6 @@ Pipeline::ReadFlow(uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport, F
     out.flow_pkts = m_flowPkts[idx];
     out.flow_bytes = m_flowBytes[idx];
     out.flow_deadline = uint32_t(m_flowDeadline[idx]);
-    out.aggr = m_flowAggr[idx].hi;
     out.ignore = m_flowIgnore[idx].hi;
     out.retx_run = m_flowRetx[idx].hi;
     out.retx_now = m_flowRetx[idx].lo;

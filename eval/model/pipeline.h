@@ -53,7 +53,7 @@ struct Config
     uint32_t interval_min_units;  // flow.min_interval_us as units: an interval lasts max(RTT, this) (compiled in)
     // egress port_cfg
     uint32_t ant_max_pkts;
-    uint32_t m_ld, m_pl, m_m;
+    uint32_t m_m;
     uint32_t bdp_shift;           // the controller's fair_rate_bin is of fair >> bdp_shift
     bool ss_proactive_drop;
     uint32_t k;                   // sub-groups per family (params groups.k)
@@ -157,12 +157,11 @@ struct FlowRegs
     uint16_t flow_pkts = 0;
     uint32_t flow_bytes = 0;
     uint32_t flow_deadline = 0;   // the running interval's end, in ig_ts units
-    uint16_t aggr = 0;            // flow_aggr.hi
     uint8_t ignore = 0;           // flow_ignore.hi: loss-ignoring intervals
     uint8_t retx_run = 0;         // flow_retx.hi: intervals in a row with a retransmission
     uint8_t retx_now = 0;         // flow_retx.lo: a retransmission in the running interval
     uint32_t seq_lo = 0, seq_hi = 0; // flow_seq: highest data sequence number per direction
-    uint8_t family = 0;
+    uint8_t family = 0;           // flow_family: 0 delay, 2 loss (FAMILY_*)
     uint16_t ss_state = 0;        // flow_ss.hi
 };
 
@@ -319,7 +318,6 @@ class Pipeline
     static uint16_t LogBytes(uint32_t int_bytes);
     static uint16_t LogRtt(uint32_t rtt_us);
     static uint16_t LogU(uint16_t u);        // nlog_u; u = 0 -> 0xFFFF (default action)
-    static uint16_t LogDepth(uint32_t depth); // ld; 0 -> 0
     uint8_t GroupOfKeys(uint16_t sparse_gap, uint16_t ss_state, uint8_t t_mm, uint8_t family, uint8_t band) const;
     static uint32_t Crc32(const uint8_t* d, size_t n);
     static uint16_t Crc16(const uint8_t* d, size_t n);
@@ -409,8 +407,6 @@ class Pipeline
     std::vector<Pair16> m_flowRateS; // flow_rate_s: lo = last interval's log rate (RATE_S_NONE: none), hi = lo + the one before
     std::vector<Pair8> m_flowIgnore; // flow_ignore: lo = the last interval's retransmission run, hi = loss-ignoring count
     std::vector<Pair16> m_flowSs;
-    std::vector<uint16_t> m_flowQmax;
-    std::vector<Pair16> m_flowAggr;
     std::vector<uint8_t> m_flowFamily;
     uint16_t m_updateLimiter = 0;
     // controller-written tables

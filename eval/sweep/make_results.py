@@ -450,8 +450,8 @@ def weighted_section(weighted, wall=None):
     if low:
         w("Families in their own groups less than half of the measured time (mean over the section's runs): %s. "
           "A flow outside its family's groups is weighted as the family of the group it is in, so for these "
-          "families the table measures the classifier (docs/algorithm.md, defect 14: aggressiveness counts "
-          "queue growth other flows cause), not the weights; where no flow of either family is in its own "
+          "families the table measures the classifier (docs/algorithm.md §8.6, D11: a flow is loss-based "
+          "once it backs off after a loss, and under ccfair's short queue Vegas loses and backs off too), not the weights; where no flow of either family is in its own "
           "groups, a weighted run delivers about what the per-flow run does (identical runs where the weights touch no group a flow ever entered).\n" % "; ".join(low))
     if wall is not None:
         w("Section wall time: %.0f s (%d runs, %d parallel jobs).\n" % (wall, len(weighted), runner.jobs()))
@@ -1256,7 +1256,8 @@ def main():
     w("## 5. Classification accuracy (ccfair runs)\n")
     w("From the group timelines of every ccfair flow of sections 1 and 2 (%d flows). *share* = fraction of the flow's lifetime "
       "(start to end of run) spent in the group its CC is expected in (table in eval/pylib/ccfair_eval.py: loss-based → loss0/1, "
-      "Vegas → delay0/1, Illinois/Veno/YeAH → hybrid0, BBR → hybrid1; DCTCP counted as loss-based); *reached* = flows ever in that group; "
+      "Vegas → delay0/1, Illinois/Veno/YeAH → hybrid0, BBR → hybrid1; DCTCP counted as loss-based; since D11 the program classifies no flow "
+      "loss-delay, so the three loss-delay CCs score 0 %% by construction: docs/algorithm.md D11 says why); *reached* = flows ever in that group; "
       "*RTTs to first correct* = median over the flows that reached it. P4air reports BBR correct after ~48 RTTs, Cubic after ~60, "
       "and only 30 %% of NewReno and 80 %% of BIC flows reaching \"purely loss\". "
       "For context, the last columns give the CC's mean pairwise JFI in the matrix under fq_codel (which needs no "

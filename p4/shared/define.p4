@@ -81,6 +81,10 @@ const bit<8> INTERVAL_RESTART = 3;
 const bit<16> RATE_S_NONE = 0xFFFF;
 
 // Slow-start register output.
+// flow_family (classifier.p4): delay-based until the flow backs off after a
+// loss, then loss-based; the group_of rows are generated for these values.
+const bit<8> FAMILY_DELAY = 0;
+const bit<8> FAMILY_LOSS = 2;
 const bit<16> SS_ACTIVE = 0;
 const bit<16> SS_DONE   = 1;
 const bit<16> SS_ENDED_NOW = 2;

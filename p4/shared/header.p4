@@ -209,8 +209,6 @@ struct egress_metadata_t {
     bit<8>      tvf_profile;
     bit<16>     fair_fine;
     bit<16>     ant_max_pkts;
-    bit<8>      m_ld1;
-    bit<8>      m_pl1;
     bit<8>      m_m1;
     bit<8>      ss_drop_en;
     // AQM
@@ -242,12 +240,6 @@ struct egress_metadata_t {
     bit<16>     lrate;
     bit<16>     bdp_gap;
     bit<16>     sparse_gap;
-    bit<16>     ld;
-    bit<16>     qmax_done;
-    bit<16>     qmax_grow;     // qmax_done |-| AGGR_MARGIN: what must exceed the previous max
-    bit<8>      aggr;
-    bit<8>      t_ld;
-    bit<8>      t_pl;
     bit<8>      family;
     bit<8>      fell;          // rate_end: 1 = the interval's rate fell by FALL_FINE or more
     bit<8>      ign;           // flow_ignore's loss-ignoring count

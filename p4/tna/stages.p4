@@ -20,10 +20,8 @@
 // to bf-p4c, both seq tables landed in the counts' stages and pushed retx_op
 // to an 11th stage on Tofino 1 (measured). flow_seq_hi follows unpinned.
 #define STAGE_IG_SEQ       5
-#define STAGE_EG_QMAX      1
 #define STAGE_EG_RATE      2
 #define STAGE_EG_RATE_S    2
-#define STAGE_EG_AGGR      3
 #define STAGE_EG_IGNORE    3
 #define STAGE_EG_SS        4
 #define STAGE_EG_FAMILY    5

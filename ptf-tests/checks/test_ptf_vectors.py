@@ -166,7 +166,7 @@ def test_dequeue_steps_hold_packets_and_check_them_at_the_release():
     vec["steps"] = [
         {"t_us": 0, "flow": "A", "repeat": 3, "every_us": 0, "size": 1500, "payload": 1448, "drain": False,
          "expect": {"group": "mouse"}},
-        {"op": "check", "t_us": 100, "flow": "A", "expect": {"aggr": 0}},
+        {"op": "check", "t_us": 100, "flow": "A", "expect": {"family": 0}},
         {"op": "dequeue", "t_us": 5000, "count": 1, "expect": {"actions": ["forward"], "sojourn_us": [5000, 5000]}},
         {"op": "dequeue", "t_us": 8000, "count": "all", "expect": {"count": 2, "actions": ["mark", "drop"]}},
     ]

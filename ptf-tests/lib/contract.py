@@ -88,7 +88,7 @@ ACTIONS = {
     IG + ".eg_port_idx.set_stats_idx": {"stats_idx": 9},
     IG + ".queueing.set_queue": {"qid": 8},
     EG + ".port_cfg.set_port_cfg": {"role": 8, "tvf_profile": 8, "fair_rate_bin": 8, "ant_max_pkts": 16,
-                                    "m_ld": 8, "m_pl": 8, "m_m": 8, "ss_drop": 8, "stats_idx": 9},
+                                    "m_m": 8, "ss_drop": 8, "stats_idx": 9},
     EG + ".classifier.set_rtt_band": {"band": 8},
     EG + ".marker.set_pv": {"pv": 16},
     EG + ".aqm.set_aqm": {"target_delay_us": 32, "limit_cells": 32, "ecn": 8, "ctv_lo": 16, "ctv_hi": 16},
@@ -114,8 +114,7 @@ REGISTERS = {
     EG + ".classifier.flow_rate": 16,  # signed: interval rate in 1/64 decade (4 per TVF rate bin)
     EG + ".classifier.flow_rate_s": 32,
     EG + ".classifier.flow_ignore": 16,
-    EG + ".classifier.flow_aggr": 32,
-    EG + ".classifier.flow_family": 8,
+    EG + ".classifier.flow_family": 8,  # 0 delay-based, 2 loss-based (define.p4 FAMILY_*)
 }
 
 # registers whose cells are structs: members in order, (name, width); reads return them as a list
@@ -124,7 +123,6 @@ REGISTER_FIELDS = {
     # lo: a retransmission in the current interval; hi: intervals in a row with one (the run)
     IG + ".flow_tracker.flow_retx": [("lo", 8), ("hi", 8)],
     EG + ".classifier.flow_ignore": [("lo", 8), ("hi", 8)],  # lo: last interval's retransmission run; hi: count
-    EG + ".classifier.flow_aggr": [("lo", 16), ("hi", 16)],  # lo: previous max depth; hi: growth count
     # lo: last interval's log rate (0xFFFF: none yet); hi: lo + the one before (twice the marker's label)
     EG + ".classifier.flow_rate_s": [("lo", 16), ("hi", 16)],
 }

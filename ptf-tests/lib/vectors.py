@@ -606,7 +606,7 @@ def translate(vec, params=None, scale=DEFAULT_SCALE, can_hold=True):
     plan.scale = sc
     # A replay whose packets come this close to their interval deadlines in real time measures the
     # host's scheduling, not the program: one stall of a few tens of ms moves a deadline (seen in
-    # full-suite runs of aggressiveness-delay-lossdelay-loss, 19 ms of margin at its capped scale).
+    # full-suite runs of the former aggressiveness vector, 19 ms of margin at its capped scale).
     real = _real_margin(pkts, sc, vec, params)
     if real < MIN_MARGIN_REAL_US / 2:
         plan.too_tight = ("its packets come %.0f ms from their interval deadlines at the time scale the flow "
@@ -644,8 +644,7 @@ def translate(vec, params=None, scale=DEFAULT_SCALE, can_hold=True):
     # -- config ---------------------------------------------------------------------------------
     rtt = cfg.get("default_rtt_us", params["flow"]["default_rtt_us"])
     plan.default_rtt_units = units(us(rtt))
-    for key, field in (("m_ld", "m_ld"), ("m_pl", "m_pl"), ("m_m", "m_m"),
-                       ("ant_max_pkts_per_interval", "ant_max_pkts")):
+    for key, field in (("m_m", "m_m"), ("ant_max_pkts_per_interval", "ant_max_pkts")):
         if key in cfg:
             plan.egress[field] = cfg[key]
     if "ss_proactive_drop" in cfg:
@@ -674,7 +673,7 @@ def translate(vec, params=None, scale=DEFAULT_SCALE, can_hold=True):
             p.counters = (state[p.k]["pkts"], state[p.k]["bytes"])
     # The expectations follow the vector's times; the switch sees the paced ones. Where a flow's
     # roll-overs differ between the two (the scale could not rise far enough), its interval
-    # counters and everything decided at interval ends (group, aggressiveness, the loss-ignoring count, the
+    # counters and everything decided at interval ends (group, family, the loss-ignoring count, the
     # slow-start drop) are not what the vector says: not checked.
     paced, _ = _paced(pkts, sc, vec, params)
     moved = sorted({p.flow for p, q in zip(pkts, paced) if p.rollover != q.rollover})
@@ -682,7 +681,7 @@ def translate(vec, params=None, scale=DEFAULT_SCALE, can_hold=True):
     for f in moved:
         ks = [p.k for p, q in zip(pkts, paced) if p.flow == f and p.rollover != q.rollover]
         plan.notes.append("time scale %.1f: flow %s's paced packets end intervals elsewhere than its vector times "
-                          "(packets %s): its interval counters, group, aggressiveness, loss-ignoring count and "
+                          "(packets %s): its interval counters, group, family, loss-ignoring count and "
                           "slow-start drop are not checked" % (sc, f, ks))
         for p in pkts:
             if p.flow == f:
@@ -793,7 +792,7 @@ def translate(vec, params=None, scale=DEFAULT_SCALE, can_hold=True):
                 if d:
                     plan.diverge(i, key, d)
                     continue
-                if key in ("group", "interval_pkts", "aggr", "ignore") and s.get("flow") in plan.paced_apart:
+                if key in ("group", "interval_pkts", "family", "ignore") and s.get("flow") in plan.paced_apart:
                     plan.skip(i, key, _PACED_APART)
                     continue
                 if key == "group":
@@ -802,7 +801,7 @@ def translate(vec, params=None, scale=DEFAULT_SCALE, can_hold=True):
                     checks["rtt_us"] = list(val)
                 elif key == "interval_pkts":
                     checks[key] = val
-                elif key in ("aggr", "ignore"):
+                elif key in ("family", "ignore"):
                     checks[key] = val
                 elif key == "queue_ctv":
                     if val["queue"] != 0:

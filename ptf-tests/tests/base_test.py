@@ -326,8 +326,8 @@ class CcfairTest(BaseTest):
         IngressPipe.eg_port_idx, as a controller must write it."""
         p, c = self.params, self.params["classifier"]
         cfg = {"role": p["ports"]["role_edge"], "tvf_profile": 0, "fair_rate_bin": 255,
-               "ant_max_pkts": p["flow"]["ant_max_pkts_per_interval"], "m_ld": c["m_ld"], "m_pl": c["m_pl"],
-               "m_m": c["m_m"], "ss_drop": int(c["ss_proactive_drop"])}
+               "ant_max_pkts": p["flow"]["ant_max_pkts_per_interval"], "m_m": c["m_m"],
+               "ss_drop": int(c["ss_proactive_drop"])}
         unknown = set(over) - set(cfg)
         if unknown:
             raise ValueError("egress_cfg: unknown field(s) %s" % ", ".join(sorted(unknown)))

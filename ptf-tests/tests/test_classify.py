@@ -11,16 +11,13 @@ which completes the RTT sample (the handshake is not an interval) and counts as 
 an interval's end is read once that packet has left the switch (the update that stores it is
 a mirrored copy made by that packet's egress).
 
-Thresholds are the egress port_cfg's: a test lowers the one it is about (m_ld, m_pl, m_m,
-ant_max_pkts, fair_rate_bin) and sets the others to classifier_max (255), which switches them
-off, as the controller may. On BMv2 even an unshaped port queues a burst (its egress thread
-is slower than its ingress), so the aggressiveness thresholds must be off wherever the test is
-not about depth. Depth tests send into the shaped port; on BMv2, whose ingress forwards about
-1,000 packets/s (fewer under load), its queue is slowed to 50 packets/s for the test so that
-a burst of n stands more than n/2 deep, and capped where the test needs a steady depth."""
-import json
+Thresholds are the egress port_cfg's: a test lowers the one it is about (m_m, ant_max_pkts,
+fair_rate_bin) and sets the others to classifier_max (255), which switches them off, as the
+controller may. The family (flow_family: 0 delay-based, 2 loss-based) has no threshold: a flow
+becomes loss-based at the end of a long-lived interval that had a retransmission and whose rate
+fell (docs/algorithm.md D11). Queue depth no longer plays a part, so every test here sends into
+an unshaped port."""
 import math
-import os
 import time
 
 from ptf.testutils import group
@@ -37,14 +34,12 @@ OFF = 255  # classifier_max: a threshold the test is not about
 DROPS = EG + ".telemetry.pg_drops"
 IGNORE = EG + ".classifier.flow_ignore"  # lo: the last interval's retransmission run, hi: loss-ignoring count
 RETX = IG + ".flow_tracker.flow_retx"    # lo: a retransmission in the running interval, hi: the run at the last end
-BMV2_SHAPED_PPS = 50
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "model-configs", "fabric.json")) as _f:
-    RUNNER_PPS = json.load(_f)["bmv2"]["shaped_rate_pps"]  # what ptf-tests/run gives the shaped port on BMv2
+FAMILY = EG + ".classifier.flow_family"  # 0 delay-based, 2 loss-based (define.p4 FAMILY_*)
 
 
 class _Classify(CcfairTest):
     """Helpers only (no runTest: PTF collects every class that has one)."""
-    M_LD = M_PL = M_M = OFF
+    M_M = OFF
 
     def setup_path(self, out_port, **egress):
         """Host 0 on port 1, host 1 on `out_port`, both edge; egress port_cfg of `out_port` with
@@ -55,20 +50,9 @@ class _Classify(CcfairTest):
             self.edge_port(p, default)
         self.l2(1, out_port)
         self.l2(0, self.in_port)
-        cfg = {"m_ld": self.M_LD, "m_pl": self.M_PL, "m_m": self.M_M}
+        cfg = {"m_m": self.M_M}
         cfg.update(egress)
         self.egress_cfg(out_port, **cfg)
-
-    def shape(self, depth=None):
-        """BMv2: the shaped port's queue serves BMV2_SHAPED_PPS (and holds `depth` packets) for
-        this test; the runner's rate and BMv2's default depth come back when it ends."""
-        if self.profile != "bmv2":
-            return
-        self.bmv2.set_queue_rate(self.out_port, BMV2_SHAPED_PPS)
-        self.addCleanup(self.bmv2.set_queue_rate, self.out_port, RUNNER_PPS)
-        if depth is not None:
-            self.bmv2.set_queue_depth(self.out_port, depth)
-            self.addCleanup(self.bmv2.set_queue_depth, self.out_port, 64)
 
     def poll(self, fn, ok, timeout=1.0):
         end = time.time() + timeout
@@ -241,7 +225,7 @@ class _SlowStartByBdp(_Classify):
             nbytes * 8 / (self.rtt * UNIT_S) / 1000 / t["rate_min_kbps"])
         fair_bin = int((fine(8 * IP_BYTES) - 3) // 4)  # 3..7 units below 8 packets, 12+ above 4
         self.assertGreater(fair_bin * 4, fine(4 * IP_BYTES) + 8)
-        self.egress_cfg(out, modify=True, m_ld=OFF, m_pl=OFF, m_m=OFF, fair_rate_bin=fair_bin, ss_drop=self.SS_DROP)
+        self.egress_cfg(out, modify=True, m_m=OFF, fair_rate_bin=fair_bin, ss_drop=self.SS_DROP)
         d0 = self.pg_packets(DROPS, out)
         self.run_intervals([2, 4, 8, 1], [mouse, mouse, delay0], "4, 4, 8 packets, fair rate bin %d" % fair_bin)
         lost = self.finish(delay0)
@@ -271,113 +255,30 @@ class SlowStartEndsAtFairBdpNoDropWhenDisabled(_SlowStartByBdp):
 
 
 @group("classify")
-class GrowingDepthMakesLossDelayThenLoss(_Classify):
-    """Into the shaped queue, 4, 6 then 3 data packets end slow start (delay-based: the depth
-    fell); bursts of 6, 12, 18, 24 then raise the interval's maximum enqueue depth every
-    interval: aggressiveness 1 (against the slow-start end's depth: a mouse's intervals keep
-    the depth history but count nothing), 2 (= m_ld: loss-delay, hybrid 0, flow_family 1), 3
-    (= m_pl: purely loss, flow_family 2), and the last interval's maximum depth shows the queue
-    (flow_aggr: previous interval's depth ≥ 8 packets)."""
-    M_LD, M_PL = 2, 3
-
-    def runTest(self):
-        mouse, delay0 = self.group_id("mouse"), self.group_id("delay", 0)
-        hyb0, loss0 = self.group_id("hybrid", 0), self.group_id("loss", 0)
-        self.setup_path(self.shaped_port)
-        self.shape()
-        fid = self.open_flow(K.Flow(0, 1, 43010))
-        want = [mouse, mouse, delay0, delay0, hyb0, loss0, loss0]
-        groups, family = self.intervals([2, 6, 3, 6], want[:3]), []
-        for n, w in zip((12, 18, 24, 1), want[3:]):
-            groups += self.intervals([n], [w])
-            family.append(self.read_register(EG + ".classifier.flow_family", fid))
-        prev_depth, growth = self.read_register(EG + ".classifier.flow_aggr", fid)
-        self.finish(loss0)
-        self.assert_groups(groups, want, "4, 6, 3, 6, 12, 18, 24 packets into the shaped queue")
-        self.assertEqual(family, [0, 1, 2, 2], "flow_family after the intervals of 6, 12, 18, 24 packets")
-        self.assertEqual(growth, 4, "aggressiveness after 4 intervals of growing depth")
-        self.assertGreaterEqual(prev_depth, 8, "the burst of 24 packets found no queue on the shaped port %d"
-                                % self.out_port)
-
-
-@group("classify")
 class LongLivedFlowsStartDelayBased(_Classify):
-    """A mouse whose bursts raise the shaped queue's depth every interval of its slow start (6,
-    12, 18, 24 packets) and then fall (12) leaves slow start delay-based (P4air: long-lived
-    flows start delay-based), with flow_family 0: aggressiveness and the family count only once
-    the flow is long-lived. (They used to count in slow start too, so with m_ld 2 and m_pl 3 this
-    flow left slow start as purely loss-based: issue 14, defect 3.) This flow sends no
-    retransmission and m_m is off: the loss-ignoring count's like rule is
-    RetransmissionsInSlowStartNotCounted's."""
-    M_LD, M_PL = 2, 3
+    """P4air: long-lived flows start delay-based. A mouse retransmits in every interval of its
+    slow start (the last new segment of each burst again after it: 4 (the ACK, 2 new, 1), 9, 17
+    packets), and the interval that ends slow start (9 packets after 17: a rate fall) has one
+    too, which is the loss-based rule's condition (a fall in an interval with a retransmission,
+    D11) met at an end queued as a mouse. The flow leaves slow start delay-based, flow_family 0
+    after every end: a mouse's interval end clears the family, only ends queued as long-lived
+    decide it (the queue-growth rule before it counted in slow start too: issue 14, defect 3).
+    m_m is off: the loss-ignoring count's like rule is RetransmissionsInSlowStartNotCounted's."""
 
     def runTest(self):
         mouse, delay0 = self.group_id("mouse"), self.group_id("delay", 0)
-        self.setup_path(self.shaped_port)
-        self.shape()
+        self.setup_path(self.ports[1])
         fid = self.open_flow(K.Flow(0, 1, 43060))
-        self.run_intervals([2, 6, 12, 18, 24, 12, 1], [mouse] * 5 + [delay0],
-                           "4, 6, 12, 18, 24 packets into the shaped queue, then 12")
-        self.assertEqual(self.read_register(EG + ".classifier.flow_family", fid), 0)
+        new = [2, 8, 16, 8, 1]                      # the last burst only ends the fourth interval
+        want = [mouse] * 3 + [delay0]
+        groups, family = [], []
+        for i, n in enumerate(new):
+            groups += self.intervals([n], want[len(groups):len(groups) + 1], [1 if i < len(new) - 1 else 0])
+            if i:                                   # burst i's first packet ended interval i
+                family.append(self.read_register(FAMILY, fid))
+        self.assert_groups(groups, want, "4, 9, 17, then 9 packets, a retransmission in each interval")
         self.finish(delay0)
-
-
-@group("classify")
-class SteadyDepthStaysDelay(_Classify):
-    """With the thresholds of the growing-depth test (m_ld 2, m_pl 3), a delay-based flow whose
-    bursts of 20 meet the same standing queue every interval (the shaped queue at its depth of
-    8 on BMv2) stays delay-based: equal maxima are no growth (flow_family 0, aggressiveness 0)."""
-    M_LD, M_PL = 2, 3
-
-    def runTest(self):
-        mouse, delay0 = self.group_id("mouse"), self.group_id("delay", 0)
-        self.setup_path(self.shaped_port)
-        self.shape(depth=8)
-        fid = self.open_flow(K.Flow(0, 1, 43011))
-        self.run_intervals([2, 6, 3] + [20] * 5 + [1], [mouse, mouse] + [delay0] * 6, "4, 6, 3, then 20 packets")
-        prev_depth, growth = self.read_register(EG + ".classifier.flow_aggr", fid)
-        self.finish(delay0)
-        self.assertEqual(self.read_register(EG + ".classifier.flow_family", fid), 0)
-        self.assertEqual(growth, 0, "aggressiveness after equal depths")
-        self.assertGreaterEqual(prev_depth, 6, "the bursts of 20 found no standing queue on the shaped port %d"
-                                % self.out_port)
-
-
-@group("classify")
-class OneStepCreepIsNoGrowth(_Classify):
-    """With m_ld 2 and m_pl 3, a delay-based flow whose interval maxima creep up by one queue
-    unit (a BMv2 packet, a Tofino cell) per interval stays delay-based: growth needs the
-    log_depth index to rise by classifier.aggr_min_steps (2), i.e. a whole bucket and at least
-    two units (issue 14, defect 4; the program before counted any rise, so this flow became
-    loss-delay, then loss). Bursts of 20 saturate the shaped queue at its depth, raised by one
-    packet before each interval: 8, 8, 9, 10, 11, 12. Each interval's maximum is the depth or
-    one less, so consecutive rises are 0..2 and two rises of 2 in a row cannot happen:
-    aggressiveness never reaches m_ld."""
-    M_LD, M_PL = 2, 3
-
-    def runTest(self):
-        mouse, delay0 = self.group_id("mouse"), self.group_id("delay", 0)
-        if self.params["classifier"]["aggr_min_steps"] != 2:
-            self.skipTest("written for classifier.aggr_min_steps = 2")
-        self.setup_path(self.shaped_port)
-        self.shape(depth=8)
-        fid = self.open_flow(K.Flow(0, 1, 43012))
-        groups = self.intervals([2, 6, 3], [mouse, mouse])
-        depths = []
-        for depth in (8, 8, 9, 10, 11, 12):
-            if self.profile == "bmv2":
-                self.bmv2.set_queue_depth(self.out_port, depth)
-            groups += self.intervals([20], [delay0])
-            depths.append(self.read_register(EG + ".classifier.flow_aggr", fid))
-        groups += self.intervals([1], [delay0])
-        prev_depth, growth = self.read_register(EG + ".classifier.flow_aggr", fid)
-        self.finish(delay0)
-        self.assert_groups(groups, [mouse, mouse] + [delay0] * 7, "4, 6, 3, then 20 packets into a "
-                           "queue one packet deeper each interval (flow_aggr after each: %s)" % depths)
-        self.assertEqual(self.read_register(EG + ".classifier.flow_family", fid), 0)
-        self.assertLessEqual(growth, 1, "aggressiveness after one-packet rises")
-        self.assertGreaterEqual(prev_depth, 10, "the bursts of 20 did not fill the shaped port %d to its "
-                                "depth" % self.out_port)
+        self.assertEqual(family, [0] * 4, "flow_family after each interval end")
 
 
 class _LossIgnoring(_Classify):
@@ -392,15 +293,15 @@ class _LossIgnoring(_Classify):
         self.open_flow(K.Flow(0, 1, sport))
         self.run_intervals([2, 8, 16, 8], [mouse] * 3, "3, 8, 16 packets")
 
-    def each_interval(self, new, retx, want):
+    def each_interval(self, new, retx, want, reg=IGNORE):
         """Bursts of new[i] new segments and retx[i] retransmissions of the last (one interval
         each; the first ends slow start's last, 8 packets), then one packet that ends the last
-        interval: the group and flow_ignore [run, count] after each interval end."""
-        groups, ign = [], []
+        interval: the group and register `reg` (flow_ignore [run, count]) after each interval end."""
+        groups, regs = [], []
         for n, r in list(zip(new, retx)) + [(1, 0)]:
             groups += self.intervals([n], want[len(groups):len(groups) + 1], [r])
-            ign.append(self.read_register(IGNORE, self.fid))
-        return groups, ign
+            regs.append(self.read_register(reg, self.fid))
+        return groups, regs
 
     def runs(self, retx):
         """The run after each interval end: 0 at slow start's last (cleared), then intervals in a
@@ -448,22 +349,23 @@ class FallAfterRetransmissionNotCounted(_LossIgnoring):
     but an interval whose rate fell is not loss-ignoring however long the run, and a fall after an
     interval with a retransmission (stored run not 0) takes one off the count (not below 0): the
     count (hi) goes 0, 0, 1 (the third interval of the run, 28 packets after 18), 0, 1, 0 and never
-    reaches m_m (2 here): the flow stays delay-based. (The program before counted this sawtooth of
-    18 packets or more an interval as BwEst patterns, up then down, and made it model-based at
-    the second.)"""
+    reaches m_m (2 here): the flow is never model-based. It is loss-based (loss 0) from the end of
+    its first 18-packet interval on, the first fall in an interval with a retransmission (D11,
+    LossBackoffMakesLossBased). (The program before counted this sawtooth of 18 packets or more an
+    interval as BwEst patterns, up then down, and made it model-based at the second.)"""
     M_M = 2
 
     def runTest(self):
-        delay0 = self.group_id("delay", 0)
+        delay0, loss0 = self.group_id("delay", 0), self.group_id("loss", 0)
         if self.params["classifier"]["retx_run"] != 3 or self.params["classifier"]["fall_shift"] < 2:
             self.skipTest("written for classifier.retx_run = 3 and fall_shift >= 2 (18 / 28 a fall)")
         self.slow_start(43021)
         new = [27, 17] * 3
-        want = [delay0] * (len(new) + 1)
+        want = [delay0] * 2 + [loss0] * (len(new) - 1)
         groups, ign = self.each_interval(new, [1] * len(new), want)
         self.assert_groups(groups, want, "slow start's last end, then 28, 18, 28, 18, 28, 18 packets, each "
                            "with a retransmission")
-        self.finish(delay0)
+        self.finish(loss0)
         self.assertEqual(ign, [[0, 0], [1, 0], [2, 0], [3, 1], [4, 0], [5, 1], [6, 0]],
                          "flow_ignore [run, count] after each interval end")
 
@@ -526,6 +428,72 @@ class RetransmissionsInSlowStartNotCounted(_LossIgnoring):
         self.finish(model)
         self.assertEqual(runs, [1, 2, 3, 4, 5, 6, 7], "the retransmission run (flow_retx hi) after each interval end")
         self.assertEqual(ign, [[0, 0]] * 5 + [[6, 1], [7, 2]], "flow_ignore [run, count] after each interval end")
+
+
+class _LossBackoff(_LossIgnoring):
+    """The loss response (D11): an interval end of a long-lived flow whose rate fell to x0.866 or
+    less of the previous interval's (classifier.fall_shift) in an interval with a retransmission
+    (the flow backed off after a loss) makes it loss-based, flow_family 2, until it is a mouse
+    again or restarts; any other end keeps the family. With no rtt_band entries (band 0) family 0
+    is delay 0, family 2 loss 0. The program before decided the family by queue growth (m_ld,
+    m_pl intervals in a row whose maximum enqueue depth grew): these flows send into an unshaped
+    port whose queue drains between bursts, where it never made a flow loss-based, so every test
+    here, each of which ends loss-based, fails on it (run on BMv2 against it, at its default m_ld
+    4 and m_pl 12: delay 0 at every end)."""
+
+    def backoff(self, sport, new, retx, family):
+        """Slow start, then bursts of new[i] new segments and retx[i] retransmissions (one interval
+        each, then one packet that ends the last): flow_family after each interval end is
+        `family`, and the group follows it."""
+        g = {0: self.group_id("delay", 0), 2: self.group_id("loss", 0)}
+        want = [g[f] for f in family]
+        self.slow_start(sport)
+        groups, fam = self.each_interval(new, retx, want, reg=FAMILY)
+        what = "slow start's last end, then %s packets, %s of them retransmissions" % (
+            [n + r for n, r in zip(new, retx)], retx)
+        self.assert_groups(groups, want, what)
+        self.finish(want[-1])
+        self.assertEqual(fam, family, "flow_family after each interval end (%s)" % what)
+
+
+@group("classify")
+class LossBackoffMakesLossBased(_LossBackoff):
+    """After slow start (its last interval of 8 packets ends it: delay 0) the flow sends 16
+    packets (a rise), then 8 with a retransmission among them: the rate fell to half in an
+    interval with a retransmission, so that end makes it loss-based (flow_family 2, loss 0).
+    The family is sticky: 8 packets (flat), 16 (a rise) and 8 again (a fall, without a
+    retransmission) keep it loss-based. On the program before (queue growth) the flow stayed
+    delay 0 (family 0) at every end here."""
+
+    def runTest(self):
+        self.backoff(43024, [16, 7, 8, 16, 8], [0, 1, 0, 0, 0], [0, 0, 2, 2, 2, 2])
+
+
+@group("classify")
+class FallWithoutRetransmissionStaysDelay(_LossBackoff):
+    """A rate fall alone is no loss response: after slow start, 16 packets, then 8 (a fall to half)
+    without a retransmission keep the flow delay-based (flow_family 0, delay 0), and so does 16
+    after it. The same fall with a retransmission (7 new segments and one again) then makes it
+    loss-based (flow_family 2, loss 0): the control that the falls here are seen as such; the
+    program before (queue growth) never made this flow loss-based, so the test fails there."""
+
+    def runTest(self):
+        self.backoff(43025, [16, 8, 16, 7], [0, 0, 0, 1], [0, 0, 0, 0, 2])
+
+
+@group("classify")
+class RetransmissionWithoutFallStaysDelay(_LossBackoff):
+    """A retransmission alone is no loss response, nor a fall in the interval after one: after
+    slow start, 16 packets with a retransmission (a rise), 16 with one (flat), then 8 without one
+    (a fall, right after an interval with a retransmission) keep the flow delay-based
+    (flow_family 0, delay 0): the fall and the retransmission must be in the same interval. 16
+    (a rise), then 8 with a retransmission (a fall in an interval with one) make it loss-based
+    (flow_family 2, loss 0): the control, which fails on the program before (queue growth). The
+    retransmission run (1, 2, 0, 0, 1) stays below classifier.retx_run and m_m is off: no
+    loss-ignoring count."""
+
+    def runTest(self):
+        self.backoff(43026, [15, 15, 8, 16, 7], [1, 1, 0, 0, 1], [0, 0, 0, 0, 0, 2])
 
 
 @group("classify")

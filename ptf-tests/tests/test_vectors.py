@@ -473,7 +473,7 @@ class _VectorTest(CcfairTest):
             n = self.flows_entered(self.src) - self.base["enter_src"]
             self._expect(n == 0, "%s: %d new flows entered (port %d, mouse), where only reverse packets leave: the "
                          "reverse direction did not hit the forward flow's slot" % (where, n, self.src))
-        regs = set(c) & {"rtt_us", "interval_pkts", "aggr", "ignore"}
+        regs = set(c) & {"rtt_us", "interval_pkts", "family", "ignore"}
         if regs and self.read_register(SIG, idx)[0] != self._slot(flow)[1]:
             self.errors.append("%s: slot %d does not hold flow %s (its registers are another flow's)" % (where, idx, flow))
             return
@@ -492,9 +492,9 @@ class _VectorTest(CcfairTest):
         if "interval_pkts" in c:
             n = self.read_register(PKTS, idx)
             self._expect(n == c["interval_pkts"], "%s: interval_pkts %d, expected %d" % (where, n, c["interval_pkts"]))
-        if "aggr" in c:
-            n = self.read_register(EG + ".classifier.flow_aggr", idx)[1]
-            self._expect(n == c["aggr"], "%s: aggressiveness %d, expected %d" % (where, n, c["aggr"]))
+        if "family" in c:
+            n = self.read_register(EG + ".classifier.flow_family", idx)
+            self._expect(n == c["family"], "%s: flow_family %d, expected %d" % (where, n, c["family"]))
         if "ignore" in c:
             n = self.read_register(EG + ".classifier.flow_ignore", idx)[1]
             self._expect(n == c["ignore"], "%s: loss-ignoring count %d, expected %d" % (where, n, c["ignore"]))

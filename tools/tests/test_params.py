@@ -39,7 +39,7 @@ def test_p4_header_matches_json(tmp_path):
     subprocess.check_call([sys.executable, GEN, "p4", str(out)])
     defs = dict(re.findall(r"#define (CCFAIR_\w+) (\d+)", out.read_text()))
     p = P.load()
-    assert int(defs["CCFAIR_CLASSIFIER_M_LD"]) == p["classifier"]["m_ld"]
+    assert int(defs["CCFAIR_CLASSIFIER_M_M"]) == p["classifier"]["m_m"]
     assert int(defs["CCFAIR_SHIM_ETHER_TYPE"]) == int(p["shim"]["ether_type"], 16)
     assert int(defs["CCFAIR_NUM_GROUPS"]) == P.num_groups(p)
     # floats cannot be expressed in P4 and must not appear truncated

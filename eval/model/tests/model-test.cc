@@ -111,11 +111,7 @@ TestTables()
             bad += Pipeline::LogRtt(x) != FirstMatch(gen::LOG_RTT, x, 0);
     for (uint32_t u = 0; u < 65536; ++u)
         bad += Pipeline::LogU(uint16_t(u)) != FirstMatch(gen::LOG_U, u, 0xFFFF);
-    for (uint32_t d = 0; d < (1u << 19); d += (d < 4096 ? 1 : 97))
-        bad += Pipeline::LogDepth(d) != FirstMatch(gen::LOG_DEPTH, d, 0);
     CHECK(bad == 0, bad << " look-ups differ from the table's first match");
-    // docs/algorithm.md §8.2: below 256 cells ld is the depth itself
-    CHECK(Pipeline::LogDepth(200) == 200 && Pipeline::LogDepth(201) == 201, "ld = depth below 256 cells");
     // §8.3: 15000 B in 10 ms (9766 units) = 12 Mbit/s = 1200 x 10 kbit/s: 64 log10(1200) = 197 fine units, +-2
     const int lrate = int(Pipeline::LogBytes(15000)) - int(Pipeline::LogRtt(9766));
     CHECK(std::abs(lrate - 197) <= 2, "log_bytes - log_rtt of 12 Mbit/s: " << lrate);
@@ -856,8 +852,7 @@ RunVector(const std::string& path)
     Config c = Config::Defaults();
     const json cfg = v.value("config", json::object());
     AllowedKeys(cfg,
-                {"link_rate_bps", "fair_rate_bps", "default_rtt_us", "ant_max_pkts_per_interval", "m_ld",
-                 "m_pl", "m_m", "target_delay_us", "ctv_update_interval_us", "ctv_step_up", "ctv_step_down",
+                {"link_rate_bps", "fair_rate_bps", "default_rtt_us", "ant_max_pkts_per_interval", "m_m", "target_delay_us", "ctv_update_interval_us", "ctv_step_up", "ctv_step_down",
                  "ecn", "num_queues", "initial_limit_pkts", "rtt_boundary_us", "ss_proactive_drop",
                  "min_interval_us"},
                 "config");
@@ -869,8 +864,6 @@ RunVector(const std::string& path)
     if (cfg.contains("min_interval_us"))
         c.interval_min_units = Units(cfg["min_interval_us"].get<double>());
     c.ant_max_pkts = cfg.value("ant_max_pkts_per_interval", c.ant_max_pkts);
-    c.m_ld = cfg.value("m_ld", c.m_ld);
-    c.m_pl = cfg.value("m_pl", c.m_pl);
     c.m_m = cfg.value("m_m", c.m_m);
     if (cfg.contains("target_delay_us"))
         c.target_delay_units = Units(cfg["target_delay_us"].get<double>());
@@ -1128,7 +1121,7 @@ RunVector(const std::string& path)
             FlowRegs fl;
             const bool have = rev ? p.ReadFlow(f.dst, f.dport, f.src, f.sport, fl) : p.ReadFlow(f.src, f.sport, f.dst, f.dport, fl);
             const json& e = s.at("expect");
-            AllowedKeys(e, {"group", "rtt_us", "interval_pkts", "aggr", "ignore", "queue_ctv"}, where + " expect");
+            AllowedKeys(e, {"group", "rtt_us", "interval_pkts", "family", "ignore", "queue_ctv"}, where + " expect");
             if (e.contains("group"))
             {
                 int g = have ? int(fl.group) : -1;
@@ -1150,8 +1143,8 @@ RunVector(const std::string& path)
             }
             if (e.contains("interval_pkts"))
                 CHECK(fl.flow_pkts == e["interval_pkts"].get<uint32_t>(), where << ": interval pkts " << fl.flow_pkts);
-            if (e.contains("aggr"))
-                CHECK(fl.aggr == e["aggr"].get<uint32_t>(), where << ": aggr " << int(fl.aggr));
+            if (e.contains("family"))
+                CHECK(fl.family == e["family"].get<uint32_t>(), where << ": family " << int(fl.family));
             if (e.contains("ignore"))
                 CHECK(fl.ignore == e["ignore"].get<uint32_t>(), where << ": ignore " << int(fl.ignore));
             if (e.contains("queue_ctv"))

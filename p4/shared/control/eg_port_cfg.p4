@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Egress port configuration: role (edge ports pop the shim), the TVF profile
 // used to mark flows leaving here, the classifier thresholds of this output
-// link (fair rate per long-lived flow, P4air's mLD / mPL / mM) and the
+// link (fair rate per long-lived flow, P4air's mM) and the
 // port's stats index, which indexes every per-port array of the egress
 // (docs/dataplane.md, "Port stats index").
 control EgPortCfg(inout egress_metadata_t md) {
     action set_port_cfg(bit<8> role, bit<8> tvf_profile, bit<8> fair_rate_bin,
-                        bit<16> ant_max_pkts, bit<8> m_ld, bit<8> m_pl, bit<8> m_m,
+                        bit<16> ant_max_pkts, bit<8> m_m,
                         bit<8> ss_drop, stats_idx_t stats_idx) {
         md.role = role;
         md.tvf_profile = tvf_profile;
@@ -15,8 +15,6 @@ control EgPortCfg(inout egress_metadata_t md) {
         // action that loads it.
         md.fair_fine = (bit<16>)fair_rate_bin;
         md.ant_max_pkts = ant_max_pkts;
-        md.m_ld1 = m_ld;
-        md.m_pl1 = m_pl;
         md.m_m1 = m_m;
         md.ss_drop_en = ss_drop;
         md.stats_idx = stats_idx;
@@ -25,7 +23,6 @@ control EgPortCfg(inout egress_metadata_t md) {
         key = { md.eg_port: exact @name("eg_port"); }
         actions = { set_port_cfg; }
         default_action = set_port_cfg(ROLE_EDGE, 0, 255, CCFAIR_FLOW_ANT_MAX_PKTS_PER_INTERVAL,
-                                      CCFAIR_CLASSIFIER_M_LD, CCFAIR_CLASSIFIER_M_PL,
                                       CCFAIR_CLASSIFIER_M_M, CCFAIR_CLASSIFIER_SS_PROACTIVE_DROP,
                                       STATS_IDX_UNCONFIGURED);
         size = PORT_TABLE_SIZE;

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Egress half of the classifier (P4air), run for tracked flows of this
-// switch's edge ports. Per packet: the running maximum of the enqueue depth
-// and the marker's rate label. At the end of an interval: the interval rate
+// switch's edge ports. Per packet: the marker's rate label. At the end of an interval: the interval rate
 // (log domain: log bytes - log max(RTT, flow.min_interval_us)), the rate
 // label (average of the last two intervals' rates), loss-ignoring intervals
 // (retransmission runs the rate does not back off from), slow-start end
-// (packets per interval fall or the fair BDP is reached), aggressiveness and
-// the sticky family, then the group (const table generated from the params
+// (packets per interval fall or the fair BDP is reached), the sticky family
+// (loss-based once the rate fell in an interval with a retransmission), then
+// the group (const table generated from the params
 // group layout). A group that
 // differs from the one ingress queued the packet as is sent to ingress by a
 // truncated mirror copy (at most UPDATE rate per pipe; retried at the next
@@ -24,8 +24,6 @@ control Classifier(inout egress_headers_t hdr,
     Register<pair16_t, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_rate_s;
     Register<pair8_t, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_ignore;
     Register<pair16_t, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_ss;
-    Register<bit<16>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_qmax;
-    Register<pair16_t, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_aggr;
     Register<bit<8>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_family;
     Register<bit<16>, bit<1>>(1) update_limiter;
     // The update's group word (flow_tracker.p4: flow_group) through the hash
@@ -54,15 +52,6 @@ control Classifier(inout egress_headers_t hdr,
 #include "entries_log_rtt.p4"
         }
         const default_action = set_log_rtt(0);
-    }
-    action set_ldepth(bit<16> ld) { md.ld = ld; }
-    table log_depth {
-        key = { eg_intr_md.enq_qdepth: ternary @name("enq_qdepth"); }
-        actions = { set_ldepth; }
-        const entries = {
-#include "entries_log_depth.p4"
-        }
-        const default_action = set_ldepth(0);
     }
 
     // --- RTT band = sub-group of the delay and loss families
@@ -200,66 +189,18 @@ control Classifier(inout egress_headers_t hdr,
         }
     };
 
-    // Max pseudo-log enqueue depth of the running interval.
-    RegisterAction<bit<16>, bit<FLOW_IDX_BITS>, bit<16>>(flow_qmax) qmax_pkt = {
-        void apply(inout bit<16> v) {
-            if (md.ld > v) {
-                v = md.ld;
-            }
-        }
-    };
-    RegisterAction<bit<16>, bit<FLOW_IDX_BITS>, bit<16>>(flow_qmax) qmax_end = {
-        void apply(inout bit<16> v, out bit<16> rv) {
-            rv = v;
-            v = md.ld;
-        }
-    };
-    RegisterAction<bit<16>, bit<FLOW_IDX_BITS>, bit<16>>(flow_qmax) qmax_reset = {
-        void apply(inout bit<16> v) {
-            v = md.ld;
-        }
-    };
 
-    // lo = previous interval's max depth, hi = intervals in a row whose max
-    // grew by at least classifier.aggr_min_steps log_depth indices (qmax_grow
-    // = max minus the margin, saturating, so lo = 0xFFFF never counts). The
-    // test compares PHV with lo: a stateful ALU cannot compare its two
-    // memory halves with each other.
-    RegisterAction<pair16_t, bit<FLOW_IDX_BITS>, bit<16>>(flow_aggr) aggr_end = {
-        void apply(inout pair16_t v, out bit<16> rv) {
-            if (md.qmax_grow > v.lo) {
-                v.hi = v.hi |+| 1;
-            } else {
-                v.hi = 0;
-            }
-            v.lo = md.qmax_done;
-            rv = v.hi;
-        }
-    };
-    // A mouse's interval end: the depth history goes on, the count stays 0,
-    // so the first long-lived interval is compared with the slow-start end's
-    // depth (as the model's prev_max_depth).
-    RegisterAction<pair16_t, bit<FLOW_IDX_BITS>, bit<16>>(flow_aggr) aggr_clear = {
-        void apply(inout pair16_t v) {
-            v.lo = md.qmax_done;
-            v.hi = 0;
-        }
-    };
-    RegisterAction<pair16_t, bit<FLOW_IDX_BITS>, bit<16>>(flow_aggr) aggr_reset = {
-        void apply(inout pair16_t v) {
-            v.lo = 0xFFFF;   // the first interval never counts as growth
-            v.hi = 0;
-        }
-    };
-
-    // sticky: delay (0) -> loss-delay (1) at m_ld -> loss (2) at m_pl
-    RegisterAction<bit<8>, bit<FLOW_IDX_BITS>, bit<8>>(flow_family) family_end = {
+    // Sticky while long-lived: delay (0) until the flow's rate falls
+    // (rate_end) in an interval with a retransmission (bridged int_retx != 0)
+    // -- it backed off after a loss -- then loss (2) (docs/algorithm.md D11).
+    RegisterAction<bit<8>, bit<FLOW_IDX_BITS>, bit<8>>(flow_family) family_read = {
         void apply(inout bit<8> v, out bit<8> rv) {
-            if (md.t_pl != 0) {
-                v = 2;
-            } else if (md.t_ld != 0) {
-                v = max(v, 1);
-            }
+            rv = v;
+        }
+    };
+    RegisterAction<bit<8>, bit<FLOW_IDX_BITS>, bit<8>>(flow_family) family_loss = {
+        void apply(inout bit<8> v, out bit<8> rv) {
+            v = FAMILY_LOSS;
             rv = v;
         }
     };
@@ -287,8 +228,6 @@ control Classifier(inout egress_headers_t hdr,
         // Port thresholds as loaded raw by port_cfg: the fair rate in fine
         // units, and minus one, as "x >= m" is "x |-| (m - 1) != 0".
         md.fair_fine = md.fair_fine << CCFAIR_FINE_SHIFT;
-        md.m_ld1 = md.m_ld1 - 1;
-        md.m_pl1 = md.m_pl1 - 1;
         md.m_m1 = md.m_m1 - 1;
         md.sparse_gap = hdr.bridged.int_pkts |-| md.ant_max_pkts;
     }
@@ -323,12 +262,8 @@ control Classifier(inout egress_headers_t hdr,
     @hidden action rate_reset_op() {
         rate_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
     }
-    // Also the growth threshold for aggr_end (a stage later): here, not a
-    // statement of its own, which as one more logical table costs the
-    // ingress chain a stage on Tofino 1 (measured with bf-p4c).
     @hidden action rate_end_op() {
         md.fell = rate_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-        md.qmax_grow = md.qmax_done |-| CCFAIR_AGGR_MARGIN;
     }
     AT_STAGE(STAGE_EG_RATE) @hidden
     table rate_op {
@@ -362,28 +297,7 @@ control Classifier(inout egress_headers_t hdr,
         const default_action = no_op();
         size = 4;
     }
-    @hidden action qmax_reset_op() {
-        qmax_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-    }
-    @hidden action qmax_pkt_op() {
-        qmax_pkt.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-    }
-    @hidden action qmax_end_op() {
-        md.qmax_done = qmax_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-    }
-    AT_STAGE(STAGE_EG_QMAX) @hidden
-    table qmax_op {
-        key = { md.cls_op: exact; }
-        actions = { qmax_reset_op; qmax_pkt_op; qmax_end_op; no_op; }
-        const entries = {
-            CLS_NEW : qmax_reset_op();
-            CLS_PKT : qmax_pkt_op();
-            CLS_END : qmax_end_op();
-        }
-        const default_action = no_op();
-        size = 4;
-    }
-    // Loss-ignoring, aggressiveness and the family describe a long-lived flow: a
+    // Loss-ignoring and the family describe a long-lived flow: a
     // flow queued as a mouse keeps them at their reset values (clear), one
     // queued as an ant leaves them alone (hold), both classify with them at
     // 0, so a flow that leaves slow start starts delay-based with no history
@@ -448,33 +362,6 @@ control Classifier(inout egress_headers_t hdr,
         const default_action = no_op();
         size = 4;
     }
-    @hidden action aggr_reset_op() {
-        aggr_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-    }
-    @hidden action aggr_clear_op() {
-        aggr_clear.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-        md.aggr = 0;
-    }
-    @hidden action aggr_hold_op() { md.aggr = 0; }
-    @hidden action aggr_end_op() {
-        md.aggr = (bit<8>)aggr_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-    }
-    AT_STAGE(STAGE_EG_AGGR) @hidden
-    table aggr_op {
-        key = {
-            md.cls_op: exact;
-            hdr.bridged.group: ternary;
-        }
-        actions = { aggr_reset_op; aggr_clear_op; aggr_hold_op; aggr_end_op; no_op; }
-        const entries = {
-            (CLS_NEW, _) : aggr_reset_op();
-            (CLS_END, GROUP_MOUSE) : aggr_clear_op();
-            (CLS_END, GROUP_ANT) : aggr_hold_op();
-            (CLS_END, _) : aggr_end_op();
-        }
-        const default_action = no_op();
-        size = 4;
-    }
     @hidden action family_reset_op() {
         family_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
     }
@@ -484,36 +371,40 @@ control Classifier(inout egress_headers_t hdr,
     }
     @hidden action family_hold_op() { md.family = 0; }
     @hidden action family_end_op() {
-        md.family = family_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+        md.family = family_read.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+    }
+    @hidden action family_loss_op() {
+        md.family = family_loss.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
     }
     AT_STAGE(STAGE_EG_FAMILY) @hidden
     table family_op {
         key = {
             md.cls_op: exact;
             hdr.bridged.group: ternary;
+            md.fell: ternary;
+            hdr.bridged.int_retx: range;
         }
-        actions = { family_reset_op; family_clear_op; family_hold_op; family_end_op; no_op; }
+        actions = { family_reset_op; family_clear_op; family_hold_op; family_loss_op; family_end_op; no_op; }
         const entries = {
-            (CLS_NEW, _) : family_reset_op();
-            (CLS_END, GROUP_MOUSE) : family_clear_op();
-            (CLS_END, GROUP_ANT) : family_hold_op();
-            (CLS_END, _) : family_end_op();
+            (CLS_NEW, _, _, _) : family_reset_op();
+            (CLS_END, GROUP_MOUSE, _, _) : family_clear_op();
+            (CLS_END, GROUP_ANT, _, _) : family_hold_op();
+            (CLS_END, _, 1, 1 .. 255) : family_loss_op();
+            (CLS_END, _, _, _) : family_end_op();
         }
         const default_action = no_op();
-        size = 4;
+        size = 8;
     }
 
     // Flat (see IngressPipe): the register operations are chosen by
     // md.cls_op; the rest runs on every packet and is used only at an
     // interval end.
     apply {
-        log_depth.apply();
         log_bytes.apply();
         log_rtt.apply();
         rtt_band.apply();
         interval_rate();
         interval_gaps();
-        qmax_op.apply();   // before rate_op: rate_end_op reads qmax_done
         rate_op.apply();
         rate_s_op.apply();
         rate_label();
@@ -524,10 +415,7 @@ control Classifier(inout egress_headers_t hdr,
         }
         ignore_op.apply();
         ss_op.apply();
-        aggr_op.apply();
         md.t_mm = md.ign |-| md.m_m1;
-        md.t_ld = md.aggr |-| md.m_ld1;
-        md.t_pl = md.aggr |-| md.m_pl1;
         family_op.apply();
         if (md.cls_op == CLS_END) {
             group_of.apply();

@@ -12,8 +12,6 @@ control Classifier(inout headers_t hdr,
     register<bit<32>, bit<32>>(FLOW_TABLE_SIZE) flow_rate_s;   // lo(16) ++ hi(16)
     register<bit<16>, bit<32>>(FLOW_TABLE_SIZE) flow_ignore;   // lo(8) ++ hi(8)
     register<bit<32>, bit<32>>(FLOW_TABLE_SIZE) flow_ss;       // lo(16) ++ hi(16)
-    register<bit<16>, bit<32>>(FLOW_TABLE_SIZE) flow_qmax;
-    register<bit<32>, bit<32>>(FLOW_TABLE_SIZE) flow_aggr;     // lo(16) ++ hi(16)
     register<bit<8>, bit<32>>(FLOW_TABLE_SIZE) flow_family;
     register<bit<16>, bit<32>>(1) update_limiter;
 
@@ -38,16 +36,6 @@ control Classifier(inout headers_t hdr,
         }
         const default_action = set_log_rtt(0);
     }
-    action set_ldepth(bit<16> ld) { md.ld = ld; }
-    table log_depth {
-        key = { sm.enq_qdepth: ternary @name("enq_qdepth"); }
-        actions = { set_ldepth; }
-        const entries = {
-#include "entries_log_depth.p4"
-        }
-        const default_action = set_ldepth(0);
-    }
-
     action set_rtt_band(bit<8> band) { md.band = band; }
     table rtt_band {
         key = { hdr.bridged.rtt_us[19:0]: range @name("rtt_us"); }
@@ -59,8 +47,6 @@ control Classifier(inout headers_t hdr,
     action interval_rate() {
         md.lrate = md.log_b |-| md.log_r;
         md.fair_fine = md.fair_fine << CCFAIR_FINE_SHIFT;
-        md.m_ld1 = md.m_ld1 - 1;
-        md.m_pl1 = md.m_pl1 - 1;
         md.m_m1 = md.m_m1 - 1;
         md.sparse_gap = hdr.bridged.int_pkts |-| md.ant_max_pkts;
     }
@@ -125,19 +111,6 @@ control Classifier(inout headers_t hdr,
         md.lr_sum = hi;
     }
 
-    action qmax_reset() { flow_qmax.write(idx, md.ld); }
-    action qmax_pkt() {
-        bit<16> v;
-        flow_qmax.read(v, idx);
-        if (md.ld > v) {
-            flow_qmax.write(idx, md.ld);
-        }
-    }
-    action qmax_end() {
-        flow_qmax.read(md.qmax_done, idx);
-        flow_qmax.write(idx, md.ld);
-    }
-
     // lo = last interval's retransmission run, hi = loss-ignoring count (TNA ign_*)
     action ign_reset() { flow_ignore.write(idx, 0); }
     action ign_fall() {
@@ -185,36 +158,13 @@ control Classifier(inout headers_t hdr,
         flow_ss.write(idx, md.ss_in ++ hi);
     }
 
-    // lo = previous interval's max depth, hi = intervals in a row it grew by
-    // >= aggr_min_steps indices (TNA aggr_end: qmax_grow = max |-| margin)
-    action aggr_reset() { flow_aggr.write(idx, 16w0xFFFF ++ 16w0); }
-    action aggr_end() {
-        bit<32> v;
-        flow_aggr.read(v, idx);
-        bit<16> lo = v[31:16];
-        bit<16> hi = v[15:0];
-        md.qmax_grow = md.qmax_done |-| CCFAIR_AGGR_MARGIN;
-        if (md.qmax_grow > lo) {
-            hi = hi |+| 1;
-        } else {
-            hi = 0;
-        }
-        flow_aggr.write(idx, md.qmax_done ++ hi);
-        md.aggr = (bit<8>)hi;
-    }
-
-    // sticky: delay (0) -> loss-delay (1) at m_ld -> loss (2) at m_pl
-    action family_reset() { flow_family.write(idx, 0); }
-    action family_end() {
-        bit<8> v;
-        flow_family.read(v, idx);
-        if (md.t_pl != 0) {
-            v = 2;
-        } else if (md.t_ld != 0) {
-            v = v > 1 ? v : 1;
-        }
-        flow_family.write(idx, v);
-        md.family = v;
+    // sticky: delay until the rate falls in an interval with a retransmission,
+    // then loss (TNA family_read / family_loss)
+    action family_reset() { flow_family.write(idx, FAMILY_DELAY); }
+    action family_end() { flow_family.read(md.family, idx); }
+    action family_loss() {
+        flow_family.write(idx, FAMILY_LOSS);
+        md.family = FAMILY_LOSS;
     }
 
     action update_allow() {
@@ -231,22 +181,18 @@ control Classifier(inout headers_t hdr,
     // Statement order is tna/control/classifier.p4's.
     apply {
         idx = (bit<32>)hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0];
-        log_depth.apply();
         log_bytes.apply();
         log_rtt.apply();
         rtt_band.apply();
         interval_rate();
         interval_gaps();
         if (md.cls_op == CLS_PKT) {
-            qmax_pkt();
             rate_s_read();
         } else if (md.cls_op == CLS_NEW) {
             rate_reset();
-            qmax_reset();
             rate_s_reset();
         } else if (md.cls_op == CLS_END) {
             rate_end();
-            qmax_end();
             rate_s_end();
         }
         rate_label();
@@ -259,10 +205,9 @@ control Classifier(inout headers_t hdr,
             ign_reset();
             md.ign = 0;
             ss_reset();
-            aggr_reset();
         } else if (md.cls_op == CLS_END) {
-            // Loss-ignoring count, aggressiveness and the family: cleared for a
-            // mouse, held for an ant, both classify with 0 (TNA ignore_op, aggr_op, family_op)
+            // Loss-ignoring count and the family: cleared for a mouse, held
+            // for an ant, both classify with 0 (TNA ignore_op, family_op)
             if (hdr.bridged.group == GROUP_MOUSE) {
                 ign_reset();
                 md.ign = 0;
@@ -280,18 +225,8 @@ control Classifier(inout headers_t hdr,
             } else {
                 ss_end();
             }
-            if (hdr.bridged.group == GROUP_MOUSE) {
-                flow_aggr.write(idx, md.qmax_done ++ 16w0);   // TNA aggr_clear (inline: no P4Info action)
-                md.aggr = 0;
-            } else if (hdr.bridged.group == GROUP_ANT) {
-                md.aggr = 0;
-            } else {
-                aggr_end();
-            }
         }
         md.t_mm = md.ign |-| md.m_m1;
-        md.t_ld = md.aggr |-| md.m_ld1;
-        md.t_pl = md.aggr |-| md.m_pl1;
         if (md.cls_op == CLS_NEW) {
             family_reset();
         } else if (md.cls_op == CLS_END && hdr.bridged.group == GROUP_MOUSE) {
@@ -299,6 +234,8 @@ control Classifier(inout headers_t hdr,
             md.family = 0;
         } else if (md.cls_op == CLS_END && hdr.bridged.group == GROUP_ANT) {
             md.family = 0;
+        } else if (md.cls_op == CLS_END && md.fell == 1 && hdr.bridged.int_retx != 0) {
+            family_loss();
         } else if (md.cls_op == CLS_END) {
             family_end();
         }

@@ -67,7 +67,7 @@ public final class CcfairParams {
      * Integer parameter section.key; "0x.." strings are parsed as hex.
      *
      * @param section top-level section, e.g. "classifier"
-     * @param key     key inside the section, e.g. "m_ld"
+     * @param key     key inside the section, e.g. "m_m"
      * @return the value
      */
     public long integer(String section, String key) {

@@ -39,7 +39,7 @@ public final class CliSupport {
      * @param targetDelay  target delay (us), or null
      * @param buffer       "adaptive" or "fixed:PKTS", or null
      * @param priority     priority, or null
-     * @param classifier   "mLD,mPL,mM", or null
+     * @param classifier   mM (one integer), or null
      * @return JSON object to decode with {@link org.ccfair.app.policy.IntentJson}
      * @throws IllegalArgumentException on malformed option text, naming the option
      */
@@ -63,7 +63,7 @@ public final class CliSupport {
      * @param targetDelay  target delay (us), or null
      * @param buffer       "adaptive" or "fixed:PKTS", or null
      * @param priority     priority, or null
-     * @param classifier   "mLD,mPL,mM", or null
+     * @param classifier   mM (one integer), or null
      * @param queueLayout  "shared" or "isolated" (checked by IntentJson), or null
      * @return JSON object to decode with {@link org.ccfair.app.policy.IntentJson}
      * @throws IllegalArgumentException on malformed option text, naming the option
@@ -133,17 +133,16 @@ public final class CliSupport {
         }
         if (classifier != null) {
             List<String> v = split(classifier);
-            if (v.size() != 3) {
-                throw new IllegalArgumentException("--classifier: '" + classifier + "' is not mLD,mPL,mM");
+            if (v.size() != 1) {
+                // The old "mLD,mPL,mM" form: say why it no longer parses.
+                throw new IllegalArgumentException("--classifier: '" + classifier + "' is not mM (mLD and mPL "
+                                                           + "were removed: the family is decided by the loss "
+                                                           + "response, docs/algorithm.md D11)");
             }
-            ObjectNode c = o.putObject("classifier");
-            String[] names = {"m_ld", "m_pl", "m_m"};
-            for (int i = 0; i < 3; i++) {
-                try {
-                    c.put(names[i], Long.parseLong(v.get(i)));
-                } catch (NumberFormatException e) {
-                    throw new IllegalArgumentException("--classifier: '" + v.get(i) + "' is not an integer");
-                }
+            try {
+                o.putObject("classifier").put("m_m", Long.parseLong(v.get(0)));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--classifier: '" + v.get(0) + "' is not an integer");
             }
         }
         return o;
@@ -167,12 +166,12 @@ public final class CliSupport {
      */
     public static String intentLine(FairnessIntent in) {
         return String.format("id=%s, priority=%d, scope=%s, objective=%s%s, min_ant=%.3f, min_mice=%.3f, "
-                                     + "target_delay_us=%d, buffer=%s%s, queue_layout=%s, classifier=%d/%d/%d",
+                                     + "target_delay_us=%d, buffer=%s%s, queue_layout=%s, m_m=%d",
                              in.id(), in.priority(), in.scope(), in.objective().text(),
                              in.weights().isEmpty() ? "" : ", weights=" + in.weights(), in.minAntShare(),
                              in.minMiceShare(), in.targetDelayUs(), in.bufferPolicy().text(),
                              in.bufferPolicy() == FairnessIntent.BufferPolicy.FIXED ? ":" + in.bufferLimitPkts() : "",
-                             in.queueLayout().text(), in.mLd(), in.mPl(), in.mM());
+                             in.queueLayout().text(), in.mM());
     }
 
     /**
@@ -186,10 +185,10 @@ public final class CliSupport {
     public static List<String> portLines(CcfairParams p, DevicePolicy d, PortPolicy port) {
         List<String> out = new ArrayList<>();
         out.add(String.format("  port %d: role=%s, intent=%s, tvf_profile=%d, fair_rate_bin=%d, target_delay_us=%d, "
-                                      + "buffer=%s:%d, queue_layout=%s, classifier=%d/%d/%d",
+                                      + "buffer=%s:%d, queue_layout=%s, m_m=%d",
                               port.port(), port.role().name().toLowerCase(), port.intentId(), port.tvfProfileId(),
                               port.fairRateBin(), port.targetDelayUs(), port.adaptiveBuffer() ? "adaptive" : "fixed",
-                              port.bufferLimitPkts(), port.queueLayout().text(), port.mLd(), port.mPl(), port.mM()));
+                              port.bufferLimitPkts(), port.queueLayout().text(), port.mM()));
         int slots = (int) p.integer("queues", "slots_per_group");
         StringBuilder sb = new StringBuilder("    queues:");
         for (int g = 0; g < port.groups(); g++) {

@@ -97,20 +97,20 @@ public final class PolicyCompiler {
         final int antQueues;
         final int miceQueues;
         final TvfFamily tvf;
-        final int[] classifier;
+        final int mM;
         final boolean adaptive;
         final int buffer;
         final boolean shared;
         // Shared layout with weights: the port's curves and CTV range centre on the weighted unit rate.
         final boolean weightedShared;
 
-        Plan(double[] weight, int antQueues, int miceQueues, TvfFamily tvf, int[] classifier,
+        Plan(double[] weight, int antQueues, int miceQueues, TvfFamily tvf, int mM,
              boolean adaptive, int buffer, boolean shared, boolean weighted) {
             this.weight = weight;
             this.antQueues = antQueues;
             this.miceQueues = miceQueues;
             this.tvf = tvf;
-            this.classifier = classifier;
+            this.mM = mM;
             this.adaptive = adaptive;
             this.buffer = buffer;
             this.shared = shared;
@@ -364,7 +364,7 @@ public final class PolicyCompiler {
             QueueSplit queues = split(plan, flowsOf[i]);
             int[][] ctv = ctvRange(queues, profile, centre[i], plan.tvf.binShift);
             out.add(new PortPolicy(p.number(), p.role(), in.id(), queues, profileId,
-                                   portFairBin(p.speedMbps(), fair[i]), plan.classifier, in.targetDelayUs(),
+                                   portFairBin(p.speedMbps(), fair[i]), plan.mM, in.targetDelayUs(),
                                    plan.adaptive, plan.buffer, limits, ctv[0], ctv[1], p.statsIndex()));
         }
         return new DevicePolicy(deviceId, out, ids, numQueues);
@@ -638,7 +638,7 @@ public final class PolicyCompiler {
             boolean adaptive = in.bufferPolicy() == FairnessIntent.BufferPolicy.ADAPTIVE;
             p = new Plan(w, Math.max(1, (int) Math.ceil(in.minAntShare() * numQueues - 1e-9)),
                          Math.max(1, (int) Math.ceil(in.minMiceShare() * numQueues - 1e-9)), family(in),
-                         new int[]{in.mLd(), in.mPl(), in.mM()}, adaptive,
+                         in.mM(), adaptive,
                          adaptive ? initialBuffer : in.bufferLimitPkts(),
                          in.queueLayout() == FairnessIntent.QueueLayout.SHARED, weighted);
             plans.put(in, p);

@@ -200,8 +200,7 @@ public final class PolicyDelta {
     }
 
     private long[] egress(PortPolicy p) {
-        return new long[]{role(p), p.tvfProfileId(), p.fairRateBin(), antMaxPkts, p.mLd(), p.mPl(), p.mM(), ssDrop,
-                          p.statsIndex()};
+        return new long[]{role(p), p.tvfProfileId(), p.fairRateBin(), antMaxPkts, p.mM(), ssDrop, p.statsIndex()};
     }
 
     private long[] aqm(PortPolicy p, int q) {

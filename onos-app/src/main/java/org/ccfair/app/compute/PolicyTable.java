@@ -15,7 +15,7 @@ public enum PolicyTable {
     INGRESS_PORT,
     /**
      * EgressPipe.port_cfg.port_cfg. Key: port. Value: role, TVF profile, fair rate bin,
-     * ant max packets, mLD, mPL, mM, slow-start drop (0/1), stats index.
+     * ant max packets, mM, slow-start drop (0/1), stats index.
      */
     EGRESS_PORT,
     /**

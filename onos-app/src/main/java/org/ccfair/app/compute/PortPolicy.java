@@ -12,7 +12,7 @@ import java.util.Arrays;
  * split among the groups ({@link QueueSplit}: the group to queue map), the
  * TVF profile its edge marking
  * uses, the fair rate of one long-lived flow as a rate bin, the classifier
- * thresholds, the AQM target and the buffer limit, and the port's stats
+ * threshold mM, the AQM target and the buffer limit, and the port's stats
  * index (where the data plane counts it, {@link StatsIndex}).
  */
 public final class PortPolicy {
@@ -23,8 +23,6 @@ public final class PortPolicy {
     private final QueueSplit split;
     private final int tvfProfileId;
     private final int fairRateBin;
-    private final int mLd;
-    private final int mPl;
     private final int mM;
     private final long targetDelayUs;
     private final boolean adaptiveBuffer;
@@ -44,14 +42,14 @@ public final class PortPolicy {
      * @param queues          queues per group (owned by this object)
      * @param tvfProfileId    TVF profile id on the device
      * @param fairRateBin     fair rate of one long-lived flow, as a rate bin
-     * @param classifier      mLD, mPL, mM
+     * @param mM              classifier mM (loss-ignoring intervals to model-based)
      * @param targetDelayUs   AQM target
      * @param adaptiveBuffer  Cocoa adaptive buffers
      * @param bufferLimitPkts (initial) buffer limit per queue
      */
     public PortPolicy(long port, PortRole role, String intentId, int[] queues, int tvfProfileId, int fairRateBin,
-                      int[] classifier, long targetDelayUs, boolean adaptiveBuffer, int bufferLimitPkts) {
-        this(port, role, intentId, queues, tvfProfileId, fairRateBin, classifier, targetDelayUs, adaptiveBuffer,
+                      int mM, long targetDelayUs, boolean adaptiveBuffer, int bufferLimitPkts) {
+        this(port, role, intentId, queues, tvfProfileId, fairRateBin, mM, targetDelayUs, adaptiveBuffer,
              bufferLimitPkts, null, null, null, -1);
     }
 
@@ -65,7 +63,7 @@ public final class PortPolicy {
      * @param queues          queues per group
      * @param tvfProfileId    TVF profile id
      * @param fairRateBin     fair rate bin
-     * @param classifier      mLD, mPL, mM
+     * @param mM              classifier mM (loss-ignoring intervals to model-based)
      * @param targetDelayUs   AQM target
      * @param adaptiveBuffer  Cocoa adaptive buffers
      * @param bufferLimitPkts initial buffer limit per queue
@@ -75,9 +73,9 @@ public final class PortPolicy {
      * @param statsIndex      stats index of the port ({@link StatsIndex}), or -1 if it has none (not writable)
      */
     public PortPolicy(long port, PortRole role, String intentId, int[] queues, int tvfProfileId, int fairRateBin,
-                      int[] classifier, long targetDelayUs, boolean adaptiveBuffer, int bufferLimitPkts,
+                      int mM, long targetDelayUs, boolean adaptiveBuffer, int bufferLimitPkts,
                       int[] queueLimitPkts, int[] ctvLo, int[] ctvHi, int statsIndex) {
-        this(port, role, intentId, QueueSplit.isolated(queues), tvfProfileId, fairRateBin, classifier, targetDelayUs,
+        this(port, role, intentId, QueueSplit.isolated(queues), tvfProfileId, fairRateBin, mM, targetDelayUs,
              adaptiveBuffer, bufferLimitPkts, queueLimitPkts, ctvLo, ctvHi, statsIndex);
     }
 
@@ -90,7 +88,7 @@ public final class PortPolicy {
      * @param split           queues per group and the group to queue map
      * @param tvfProfileId    TVF profile id
      * @param fairRateBin     fair rate bin
-     * @param classifier      mLD, mPL, mM
+     * @param mM              classifier mM (loss-ignoring intervals to model-based)
      * @param targetDelayUs   AQM target
      * @param adaptiveBuffer  Cocoa adaptive buffers
      * @param bufferLimitPkts initial buffer limit per queue
@@ -100,7 +98,7 @@ public final class PortPolicy {
      * @param statsIndex      stats index of the port ({@link StatsIndex}), or -1 if it has none (not writable)
      */
     public PortPolicy(long port, PortRole role, String intentId, QueueSplit split, int tvfProfileId, int fairRateBin,
-                      int[] classifier, long targetDelayUs, boolean adaptiveBuffer, int bufferLimitPkts,
+                      int mM, long targetDelayUs, boolean adaptiveBuffer, int bufferLimitPkts,
                       int[] queueLimitPkts, int[] ctvLo, int[] ctvHi, int statsIndex) {
         this.statsIndex = statsIndex;
         this.queueLimitPkts = queueLimitPkts == null ? null : queueLimitPkts.clone();
@@ -112,9 +110,7 @@ public final class PortPolicy {
         this.split = split;
         this.tvfProfileId = tvfProfileId;
         this.fairRateBin = fairRateBin;
-        this.mLd = classifier[0];
-        this.mPl = classifier[1];
-        this.mM = classifier[2];
+        this.mM = mM;
         this.targetDelayUs = targetDelayUs;
         this.adaptiveBuffer = adaptiveBuffer;
         this.bufferLimitPkts = bufferLimitPkts;
@@ -125,7 +121,7 @@ public final class PortPolicy {
         h = 31 * h + split.hashCode();
         h = 31 * h + tvfProfileId;
         h = 31 * h + fairRateBin;
-        h = 31 * h + ((mLd * 31 + mPl) * 31 + mM);
+        h = 31 * h + mM;
         h = 31 * h + Long.hashCode(targetDelayUs);
         h = 31 * h + (adaptiveBuffer ? 1 : 0);
         h = 31 * h + Arrays.hashCode(queueLimitPkts);
@@ -242,24 +238,6 @@ public final class PortPolicy {
     }
 
     /**
-     * Classifier mLD.
-     *
-     * @return threshold
-     */
-    public int mLd() {
-        return mLd;
-    }
-
-    /**
-     * Classifier mPL.
-     *
-     * @return threshold
-     */
-    public int mPl() {
-        return mPl;
-    }
-
-    /**
      * Classifier mM.
      *
      * @return threshold
@@ -337,7 +315,7 @@ public final class PortPolicy {
         PortPolicy p = (PortPolicy) o;
         return hash == p.hash && port == p.port && role == p.role && intentId.equals(p.intentId)
                 && split.equals(p.split) && tvfProfileId == p.tvfProfileId
-                && fairRateBin == p.fairRateBin && mLd == p.mLd && mPl == p.mPl && mM == p.mM
+                && fairRateBin == p.fairRateBin && mM == p.mM
                 && targetDelayUs == p.targetDelayUs && adaptiveBuffer == p.adaptiveBuffer
                 && bufferLimitPkts == p.bufferLimitPkts
                 && Arrays.equals(queueLimitPkts, p.queueLimitPkts)

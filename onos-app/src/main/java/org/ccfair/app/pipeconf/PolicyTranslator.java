@@ -114,11 +114,9 @@ public final class PolicyTranslator {
                                          .withParameter(param(TVF_PROFILE, w.value(1), TVF_PROFILE_BITWIDTH))
                                          .withParameter(param(FAIR_RATE_BIN, w.value(2), FAIR_RATE_BIN_BITWIDTH))
                                          .withParameter(param(ANT_MAX_PKTS, w.value(3), ANT_MAX_PKTS_BITWIDTH))
-                                         .withParameter(param(M_LD, w.value(4), M_LD_BITWIDTH))
-                                         .withParameter(param(M_PL, w.value(5), M_PL_BITWIDTH))
-                                         .withParameter(param(M_M, w.value(6), M_M_BITWIDTH))
-                                         .withParameter(param(SS_DROP, w.value(7), SS_DROP_BITWIDTH))
-                                         .withParameter(param(STATS_IDX, w.value(8), STATS_IDX_BITWIDTH)).build());
+                                         .withParameter(param(M_M, w.value(4), M_M_BITWIDTH))
+                                         .withParameter(param(SS_DROP, w.value(5), SS_DROP_BITWIDTH))
+                                         .withParameter(param(STATS_IDX, w.value(6), STATS_IDX_BITWIDTH)).build());
                 }
                 break;
             case PORT_INDEX:

@@ -154,8 +154,6 @@ public final class FairnessIntent {
     private final int bufferLimitPkts;
     private final int priority;
     private final QueueLayout queueLayout;
-    private final int mLd;
-    private final int mPl;
     private final int mM;
 
     private FairnessIntent(Builder b) {
@@ -170,8 +168,6 @@ public final class FairnessIntent {
         this.bufferLimitPkts = b.bufferLimitPkts;
         this.priority = b.priority;
         this.queueLayout = b.queueLayout;
-        this.mLd = b.mLd;
-        this.mPl = b.mPl;
         this.mM = b.mM;
     }
 
@@ -204,8 +200,6 @@ public final class FairnessIntent {
         b.bufferLimitPkts = bufferLimitPkts;
         b.priority = priority;
         b.queueLayout = queueLayout;
-        b.mLd = mLd;
-        b.mPl = mPl;
         b.mM = mM;
         return b;
     }
@@ -321,24 +315,6 @@ public final class FairnessIntent {
     }
 
     /**
-     * Aggressiveness at which a flow becomes loss-delay (P4air mLD).
-     *
-     * @return threshold
-     */
-    public int mLd() {
-        return mLd;
-    }
-
-    /**
-     * Aggressiveness at which a flow becomes loss-based (P4air mPL).
-     *
-     * @return threshold
-     */
-    public int mPl() {
-        return mPl;
-    }
-
-    /**
      * Loss-ignoring intervals after which a flow becomes model-based (P4air's mM, counted by
      * retransmissions since BwEst was removed: docs/algorithm.md D10).
      *
@@ -361,13 +337,13 @@ public final class FairnessIntent {
                 && weights.equals(f.weights) && minAntShare == f.minAntShare
                 && minMiceShare == f.minMiceShare && targetDelayUs == f.targetDelayUs
                 && bufferPolicy == f.bufferPolicy && bufferLimitPkts == f.bufferLimitPkts
-                && priority == f.priority && queueLayout == f.queueLayout && mLd == f.mLd && mPl == f.mPl && mM == f.mM;
+                && priority == f.priority && queueLayout == f.queueLayout && mM == f.mM;
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(id, scope, objective, weights, minAntShare, minMiceShare, targetDelayUs,
-                            bufferPolicy, bufferLimitPkts, priority, queueLayout, mLd, mPl, mM);
+                            bufferPolicy, bufferLimitPkts, priority, queueLayout, mM);
     }
 
     @Override
@@ -389,14 +365,10 @@ public final class FairnessIntent {
         private int bufferLimitPkts;
         private int priority;
         private QueueLayout queueLayout;
-        private int mLd;
-        private int mPl;
         private int mM;
 
         private Builder(CcfairParams p) {
             targetDelayUs = p.integer("aqm", "target_delay_us");
-            mLd = (int) p.integer("classifier", "m_ld");
-            mPl = (int) p.integer("classifier", "m_pl");
             mM = (int) p.integer("classifier", "m_m");
             minAntShare = p.real("policy", "default_min_ant_share");
             minMiceShare = p.real("policy", "default_min_mice_share");
@@ -531,16 +503,13 @@ public final class FairnessIntent {
         }
 
         /**
-         * Sets the classifier thresholds.
+         * Sets the classifier threshold mM (the only one: the family is decided by the loss
+         * response, docs/algorithm.md D11).
          *
-         * @param ld mLD
-         * @param pl mPL
-         * @param m  mM
+         * @param m mM
          * @return this
          */
-        public Builder classifier(int ld, int pl, int m) {
-            mLd = ld;
-            mPl = pl;
+        public Builder classifier(int m) {
             mM = m;
             return this;
         }

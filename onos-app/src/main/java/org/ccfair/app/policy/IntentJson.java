@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
 import org.ccfair.app.CcfairParams;
 
@@ -31,7 +32,13 @@ public final class IntentJson {
             "id", "scope", "objective", "weights", "min_ant_share", "min_mice_share", "target_delay_us",
             "buffer_policy", "buffer_limit_pkts", "priority", "queue_layout", "classifier");
     private static final Set<String> SCOPE_FIELDS = ImmutableSet.of("type", "devices", "ports");
-    private static final Set<String> CLASSIFIER_FIELDS = ImmutableSet.of("m_ld", "m_pl", "m_m");
+    private static final Set<String> CLASSIFIER_FIELDS = ImmutableSet.of("m_m");
+    // Fields earlier releases accepted: a request that still sends one is refused with the reason,
+    // not just "unknown", so a client written against the old API learns what to drop.
+    private static final String AGGRESSIVENESS_REMOVED =
+            "removed: the family is decided by the loss response, docs/algorithm.md D11";
+    private static final Map<String, String> CLASSIFIER_REMOVED = ImmutableMap.of(
+            "m_ld", AGGRESSIVENESS_REMOVED, "m_pl", AGGRESSIVENESS_REMOVED);
 
     private final CcfairParams params;
     private final IntentValidator validator;
@@ -80,8 +87,6 @@ public final class IntentJson {
         o.put("priority", in.priority());
         o.put("queue_layout", in.queueLayout().text());
         ObjectNode c = o.putObject("classifier");
-        c.put("m_ld", in.mLd());
-        c.put("m_pl", in.mPl());
         c.put("m_m", in.mM());
         return o;
     }
@@ -114,6 +119,30 @@ public final class IntentJson {
     }
 
     /**
+     * Parses an intent read back from the store. A stored value written before
+     * m_ld and m_pl were removed still carries them; they are dropped here (and
+     * only here) so intents stored by an earlier release stay readable, while a
+     * request naming them is still refused by {@link #decode(JsonNode)}.
+     *
+     * @param text stored JSON text
+     * @return the intent
+     * @throws InvalidIntentException on malformed JSON or any other invalid field
+     */
+    public FairnessIntent fromStored(String text) {
+        JsonNode n;
+        try {
+            n = MAPPER.readTree(text);
+        } catch (JsonProcessingException e) {
+            throw new InvalidIntentException(List.of("body: not valid JSON (" + e.getOriginalMessage() + ")"));
+        }
+        JsonNode c = n == null ? null : n.get("classifier");
+        if (c != null && c.isObject()) {
+            ((ObjectNode) c).remove(CLASSIFIER_REMOVED.keySet());
+        }
+        return decode(n);
+    }
+
+    /**
      * Decodes and validates an intent.
      *
      * @param n JSON object
@@ -126,7 +155,7 @@ public final class IntentJson {
             throw new InvalidIntentException(List.of("body: expected a JSON object, got "
                                                              + (n == null ? "nothing" : n.getNodeType())));
         }
-        unknown(n, FIELDS, "", e);
+        unknown(n, FIELDS, ImmutableMap.of(), "", e);
         FairnessIntent.Builder b = FairnessIntent.builder(params);
         JsonNode id = n.get("id");
         if (id == null) {
@@ -209,15 +238,13 @@ public final class IntentJson {
         JsonNode c = n.get("classifier");
         if (c != null) {
             if (!c.isObject()) {
-                e.add("classifier: expected an object {m_ld, m_pl, m_m}");
+                e.add("classifier: expected an object {m_m}");
             } else {
-                unknown(c, CLASSIFIER_FIELDS, "classifier.", e);
-                FairnessIntent dflt = b.build();
-                Long ld = integer(c, "m_ld", "classifier.", e);
-                Long pl = integer(c, "m_pl", "classifier.", e);
+                unknown(c, CLASSIFIER_FIELDS, CLASSIFIER_REMOVED, "classifier.", e);
                 Long m = integer(c, "m_m", "classifier.", e);
-                b.classifier(ld == null ? dflt.mLd() : clampInt(ld), pl == null ? dflt.mPl() : clampInt(pl),
-                             m == null ? dflt.mM() : clampInt(m));
+                if (m != null) {
+                    b.classifier(clampInt(m));
+                }
             }
         }
         FairnessIntent in = b.build();
@@ -238,7 +265,7 @@ public final class IntentJson {
             e.add("scope: expected an object {type, devices | ports}");
             return null;
         }
-        unknown(s, SCOPE_FIELDS, "scope.", e);
+        unknown(s, SCOPE_FIELDS, ImmutableMap.of(), "scope.", e);
         String type = text(s, "type", "scope.", e);
         if (type == null) {
             if (!s.has("type")) {
@@ -293,10 +320,13 @@ public final class IntentJson {
         return out;
     }
 
-    private static void unknown(JsonNode n, Set<String> known, String prefix, List<String> e) {
+    private static void unknown(JsonNode n, Set<String> known, Map<String, String> removed, String prefix,
+                                List<String> e) {
         for (Iterator<String> it = n.fieldNames(); it.hasNext();) {
             String f = it.next();
-            if (!known.contains(f)) {
+            if (removed.containsKey(f)) {
+                e.add(prefix + f + ": unknown field (" + removed.get(f) + ")");
+            } else if (!known.contains(f)) {
                 e.add(prefix + f + ": unknown field (known: " + String.join(", ", new TreeSet<>(known)) + ")");
             }
         }

@@ -19,7 +19,8 @@ import java.util.Optional;
  * Fairness intents in ONOS's distributed store, so every cluster node sees
  * the same intents. Values are the intent's JSON text, not Kryo-serialized
  * objects: the store then needs no class registration and survives an app
- * upgrade that adds optional fields. Every write is validated first, so an
+ * upgrade that adds optional fields (or removes one: reads go through
+ * {@link IntentJson#fromStored(String)}). Every write is validated first, so an
  * invalid intent never reaches the store.
  */
 public final class IntentStore {
@@ -66,7 +67,7 @@ public final class IntentStore {
     public Optional<FairnessIntent> put(FairnessIntent intent) {
         String text = json.toText(json.decode(json.encode(intent)));
         Versioned<String> old = map.put(intent.id(), text);
-        return old == null ? Optional.empty() : Optional.of(json.fromText(old.value()));
+        return old == null ? Optional.empty() : Optional.of(json.fromStored(old.value()));
     }
 
     /**
@@ -77,7 +78,7 @@ public final class IntentStore {
      */
     public Optional<FairnessIntent> remove(String id) {
         Versioned<String> old = map.remove(id);
-        return old == null ? Optional.empty() : Optional.of(json.fromText(old.value()));
+        return old == null ? Optional.empty() : Optional.of(json.fromStored(old.value()));
     }
 
     /**
@@ -88,7 +89,7 @@ public final class IntentStore {
      */
     public Optional<FairnessIntent> get(String id) {
         Versioned<String> v = map.get(id);
-        return v == null ? Optional.empty() : Optional.of(json.fromText(v.value()));
+        return v == null ? Optional.empty() : Optional.of(json.fromStored(v.value()));
     }
 
     /**
@@ -97,7 +98,7 @@ public final class IntentStore {
      * @return intents
      */
     public List<FairnessIntent> all() {
-        return map.values().stream().map(v -> json.fromText(v.value()))
+        return map.values().stream().map(v -> json.fromStored(v.value()))
                 .sorted(Comparator.comparing(FairnessIntent::id))
                 .collect(ImmutableList.toImmutableList());
     }

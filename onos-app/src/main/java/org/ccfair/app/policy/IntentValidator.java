@@ -96,14 +96,9 @@ public final class IntentValidator {
         if (in.queueLayout() == null) {
             e.add("queue_layout: missing (allowed: 'shared', 'isolated')");
         }
+        // policy.classifier_max: m_m must fit the 8-bit loss-ignoring count it is compared with.
         long cMax = params.integer("policy", "classifier_max");
-        checkThreshold("classifier.m_ld", in.mLd(), cMax, e);
-        checkThreshold("classifier.m_pl", in.mPl(), cMax, e);
         checkThreshold("classifier.m_m", in.mM(), cMax, e);
-        if (in.mLd() >= in.mPl()) {
-            e.add("classifier.m_pl: " + in.mPl() + " must be greater than m_ld " + in.mLd()
-                          + " (a flow becomes loss-delay before loss-based)");
-        }
         return e;
     }
 

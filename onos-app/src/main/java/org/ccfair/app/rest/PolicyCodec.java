@@ -83,8 +83,6 @@ public final class PolicyCodec {
             ch.add(p.ctvHiOf(q));
         }
         ObjectNode c = o.putObject("classifier");
-        c.put("m_ld", p.mLd());
-        c.put("m_pl", p.mPl());
         c.put("m_m", p.mM());
         ObjectNode groups = o.putObject("groups");
         int slots = (int) params.integer("queues", "slots_per_group");

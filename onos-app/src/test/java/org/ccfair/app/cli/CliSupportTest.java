@@ -31,11 +31,12 @@ public class CliSupportTest {
     public void optionsBuildAValidIntent() {
         FairnessIntent in = json.decode(CliSupport.intentJson(
                 "gold", "device:leaf1,device:leaf2", null, "weighted-groups", List.of("loss=2", "delay=0.5"),
-                0.125, null, 2000L, "fixed:400", 7, "3,9,5"));
+                0.125, null, 2000L, "fixed:400", 7, "5"));
         assertEquals(2, in.scope().deviceIds().size());
         assertEquals(2.0, in.weight("loss"), 0);
         assertEquals(400, in.bufferLimitPkts());
-        assertEquals(9, in.mPl());
+        assertEquals(5, in.mM());
+        assertTrue(CliSupport.intentLine(in), CliSupport.intentLine(in).endsWith(", m_m=5"));
         assertTrue(CliSupport.intentLine(in).startsWith("id=gold, priority=7, scope=devices[device:leaf1, "));
         assertTrue(CliSupport.intentLine(in), CliSupport.intentLine(in).contains(", queue_layout=shared, "));
         FairnessIntent iso = json.decode(CliSupport.intentJson("iso", null, null, null, null, null, null, null, null,
@@ -52,7 +53,8 @@ public class CliSupportTest {
 
     @Test
     public void badOptionsNameTheOption() {
-        String[][] cases = {{"--weight", "loss:2"}, {"--buffer", "fixed:x"}, {"--classifier", "1,2"}};
+        String[][] cases = {{"--weight", "loss:2"}, {"--buffer", "fixed:x"}, {"--classifier", "1,2"},
+                            {"--classifier", "x"}};
         for (String[] c : cases) {
             try {
                 CliSupport.intentJson("a", null, null, null, c[0].equals("--weight") ? List.of(c[1]) : null, null,
@@ -70,6 +72,14 @@ public class CliSupportTest {
         } catch (InvalidIntentException e) {
             assertTrue(e.getMessage(), e.errors().get(0).startsWith("scope.ports[0]: 'device:s1' is not"));
         }
+        // The old mLD,mPL,mM form says why it is refused.
+        try {
+            CliSupport.intentJson("a", null, null, null, null, null, null, null, null, null, "4,12,4");
+            fail("accepted --classifier 4,12,4");
+        } catch (IllegalArgumentException e) {
+            assertEquals("--classifier: '4,12,4' is not mM (mLD and mPL were removed: the family is decided by "
+                                 + "the loss response, docs/algorithm.md D11)", e.getMessage());
+        }
     }
 
     @Test
@@ -79,6 +89,7 @@ public class CliSupportTest {
         List<String> lines = CliSupport.portLines(P, d, d.port(2));
         assertTrue(lines.get(0), lines.get(0).startsWith("  port 2: role=edge, intent=(default)"));
         assertTrue(lines.get(0), lines.get(0).contains(", queue_layout=shared, "));
+        assertTrue(lines.get(0), lines.get(0).endsWith(", m_m=" + P.integer("classifier", "m_m")));
         assertTrue(lines.get(1),
                    lines.get(1).startsWith("    queues: ant=[0,0,0,0] mouse=[1,1,1,1] delay.0=[2,2,2,2]"));
         List<String> st = CliSupport.statsLines(P, 2, List.of(new GroupStats(3, 4, 5, 6, 7, 8)));

@@ -51,7 +51,7 @@ public class PolicyCompilerTest {
             for (PortPolicy p : d.ports()) {
                 assertEquals(PolicyCompiler.DEFAULT_INTENT_ID, p.intentId());
                 assertEquals(P.integer("aqm", "target_delay_us"), p.targetDelayUs());
-                assertEquals(P.integer("classifier", "m_ld"), p.mLd());
+                assertEquals(P.integer("classifier", "m_m"), p.mM());
                 assertEquals(P.integer("cocoa", "initial_limit_pkts"), p.bufferLimitPkts());
                 // No long-lived flow: the link speed's bin, 16 log10(kbps / 10): 100 Gbit/s
                 // fabric ports 112, 25 Gbit/s edge ports floor(102.4) = 102 (D7).
@@ -317,7 +317,7 @@ public class PolicyCompilerTest {
         FairnessIntent leaf1 = FairnessIntent.builder(P).id("leaf1").priority(20).targetDelayUs(2000)
                 .scope(Scope.devices(List.of(Fabrics.leaf(1)))).build();
         FairnessIntent port = FairnessIntent.builder(P).id("port").priority(30).targetDelayUs(3000)
-                .scope(Scope.ports(List.of(Fabrics.leaf(1) + "/3"))).classifier(2, 8, 3).build();
+                .scope(Scope.ports(List.of(Fabrics.leaf(1) + "/3"))).classifier(3).build();
         FairnessIntent tie = FairnessIntent.builder(P).id("zz-tie").priority(30).targetDelayUs(4000)
                 .scope(Scope.ports(List.of(Fabrics.leaf(1) + "/3"))).build();
         Map<String, DevicePolicy> out = c.compile(f, List.of(tie, fabric, port, leaf1), StatsSnapshot.EMPTY,
@@ -325,9 +325,9 @@ public class PolicyCompilerTest {
         DevicePolicy l1 = out.get(Fabrics.leaf(1));
         assertEquals("port", l1.port(3).intentId());
         assertEquals(3000, l1.port(3).targetDelayUs());
-        assertEquals(2, l1.port(3).mLd());
+        assertEquals(3, l1.port(3).mM());
         assertEquals("leaf1", l1.port(4).intentId());
-        assertEquals(P.integer("classifier", "m_ld"), l1.port(4).mLd());
+        assertEquals(P.integer("classifier", "m_m"), l1.port(4).mM());
         assertEquals("all", out.get(Fabrics.leaf(2)).port(3).intentId());
         assertEquals("all", out.get(Fabrics.spine(1)).port(1).intentId());
     }
@@ -430,8 +430,7 @@ public class PolicyCompilerTest {
 
     @Test
     public void fewerQueuesThanGroupsWrap() {
-        PortPolicy p = new PortPolicy(1, PortRole.EDGE, "x", new int[]{1, 1, 1, 1}, 0, 255, new int[]{4, 12, 4},
-                                      5000, true, 100);
+        PortPolicy p = new PortPolicy(1, PortRole.EDGE, "x", new int[]{1, 1, 1, 1}, 0, 255, 4, 5000, true, 100);
         assertEquals(1, p.queueOf(3, 0, 2));
         assertEquals(0, p.queueOf(2, 3, 2));
     }

@@ -27,7 +27,7 @@ public class IntentJsonTest {
                 + "\"min_ant_share\":0.1,\"min_mice_share\":0.1,\"target_delay_us\":2000,"
                 + "\"buffer_policy\":\"fixed\",\"buffer_limit_pkts\":500,\"priority\":300,"
                 + "\"queue_layout\":\"isolated\","
-                + "\"classifier\":{\"m_ld\":3,\"m_pl\":10,\"m_m\":5}}";
+                + "\"classifier\":{\"m_m\":5}}";
     }
 
     @Test
@@ -52,8 +52,6 @@ public class IntentJsonTest {
         assertEquals(Scope.fabric(), a.scope());
         assertEquals(FairnessIntent.Objective.PER_FLOW, a.objective());
         assertEquals(P.integer("aqm", "target_delay_us"), a.targetDelayUs());
-        assertEquals(P.integer("classifier", "m_ld"), a.mLd());
-        assertEquals(P.integer("classifier", "m_pl"), a.mPl());
         assertEquals(P.integer("classifier", "m_m"), a.mM());
         assertEquals(FairnessIntent.BufferPolicy.ADAPTIVE, a.bufferPolicy());
         // Also what an intent stored before the field existed reads as.
@@ -119,8 +117,10 @@ public class IntentJsonTest {
             {"\"queue_layout\":\"isolated\"", "\"queue_layout\":2", "queue_layout: 2 is not 'shared' or 'isolated'"},
             {"\"queue_layout\":\"isolated\"", "\"queue_layout\":null",
                     "queue_layout: null is not 'shared' or 'isolated'"},
-            {"\"m_ld\":3", "\"m_ld\":0", "classifier.m_ld: 0 outside [1, 255]"},
-            {"\"m_pl\":10", "\"m_pl\":2", "classifier.m_pl: 2 must be greater than m_ld 3"},
+            {"\"m_m\":5", "\"m_m\":0", "classifier.m_m: 0 outside [1, 255]"},
+            {"\"m_m\":5", "\"m_m\":\"5\"", "classifier.m_m: expected an integer"},
+            {"\"m_m\":5", "\"m_ld\":3,\"m_m\":5", "classifier.m_ld: unknown field (removed: "},
+            {"\"m_m\":5", "\"m_m\":5,\"m_pl\":10", "classifier.m_pl: unknown field (removed: "},
             {"\"m_m\":5", "\"m_m\":300", "classifier.m_m: 300 outside [1, 255]"},
             {"\"m_m\":5", "\"m_m\":5,\"m_x\":1", "classifier.m_x: unknown field"},
             {"\"priority\":300", "\"priority\":300,\"colour\":\"red\"", "colour: unknown field"},
@@ -138,6 +138,47 @@ public class IntentJsonTest {
                 assertTrue("expected '" + c[2] + "' in " + e.errors(),
                            e.errors().stream().anyMatch(m -> m.startsWith(c[2]) || m.contains(c[2])));
             }
+        }
+    }
+
+    /**
+     * The aggressiveness thresholds mLD and mPL are gone from the data plane: an intent that
+     * still sets them is refused as a whole (not decoded with them ignored), each field named.
+     */
+    @Test
+    public void removedClassifierFieldsAreRefused() {
+        try {
+            json.fromText(valid().replace("\"m_m\":5", "\"m_ld\":3,\"m_pl\":10,\"m_m\":5"));
+            fail("accepted classifier.m_ld and m_pl");
+        } catch (InvalidIntentException e) {
+            String why = " unknown field (removed: the family is decided by the loss response, docs/algorithm.md D11)";
+            assertEquals(List.of("classifier.m_ld:" + why, "classifier.m_pl:" + why), e.errors());
+        }
+        // Other unknown fields keep the list of the known ones.
+        try {
+            json.fromText(valid().replace("\"m_m\":5", "\"m_x\":1"));
+            fail("accepted classifier.m_x");
+        } catch (InvalidIntentException e) {
+            assertEquals(List.of("classifier.m_x: unknown field (known: m_m)"), e.errors());
+        }
+    }
+
+    /** A value the store holds from a release that still had m_ld and m_pl reads back without them. */
+    @Test
+    public void storedIntentOfAnEarlierReleaseStillReads() {
+        String stored = json.toText(json.fromText(valid()))
+                .replace("\"classifier\":{", "\"classifier\":{\"m_ld\":3,\"m_pl\":10,");
+        assertTrue(stored, stored.contains("\"m_ld\":3"));
+        FairnessIntent in = json.fromStored(stored);
+        assertEquals(json.fromText(valid()), in);
+        assertEquals(5, in.mM());
+        assertTrue(json.toText(in), !json.toText(in).contains("m_ld") && !json.toText(in).contains("m_pl"));
+        // Only those two are forgiven: anything else still fails.
+        try {
+            json.fromStored(stored.replace("\"m_ld\":3", "\"m_x\":3"));
+            fail("accepted classifier.m_x from the store");
+        } catch (InvalidIntentException e) {
+            assertEquals(List.of("classifier.m_x: unknown field (known: m_m)"), e.errors());
         }
     }
 

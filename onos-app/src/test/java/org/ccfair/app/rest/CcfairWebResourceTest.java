@@ -5,6 +5,7 @@ package org.ccfair.app.rest;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.google.common.collect.ImmutableList;
 import org.ccfair.app.FakeCcfairService;
 import org.ccfair.app.compute.Fabrics;
 import org.ccfair.app.stats.GroupStats;
@@ -102,6 +103,35 @@ public class CcfairWebResourceTest extends JerseyTest {
         assertEquals("id: body id 'gold' differs from the path id 'other'", json(r).get("errors").get(0).asText());
         assertEquals(0, json(target("intents").request().get()).get("intents").size());
         assertTrue(service.intents().isEmpty());
+    }
+
+    /** mLD/mPL left the data plane: a request still sending one is refused and changes nothing. */
+    @Test
+    public void removedClassifierFieldIsRefusedAndChangesNothing() throws Exception {
+        assertEquals(201, target("intents").request().post(Entity.entity(GOLD, MediaType.APPLICATION_JSON))
+                .getStatus());
+        String stored = json(target("intents/gold").request().get()).toString();
+        String policy = json(target("policy/device:leaf1").request().get()).toString();
+        int written = service.written.get("device:leaf1");
+        String old = GOLD.replace("\"priority\":200", "\"priority\":200,\"classifier\":{\"m_ld\":3,\"m_m\":5}")
+                .replace("1500", "1600");
+        Response r = target("intents/gold").request().put(Entity.entity(old, MediaType.APPLICATION_JSON));
+        assertEquals(400, r.getStatus());
+        JsonNode e = json(r).get("errors");
+        assertEquals(1, e.size());
+        assertEquals("classifier.m_ld: unknown field (removed: the family is decided by the loss response, "
+                             + "docs/algorithm.md D11)", e.get(0).asText());
+        r = target("intents").request().post(Entity.entity(old.replace("gold", "silver"),
+                                                           MediaType.APPLICATION_JSON));
+        assertEquals(400, r.getStatus());
+        assertTrue(json(r).get("errors").get(0).asText().startsWith("classifier.m_ld: unknown field (removed: "));
+        assertEquals(stored, json(target("intents/gold").request().get()).toString());
+        assertEquals(1, json(target("intents").request().get()).get("intents").size());
+        assertEquals(policy, json(target("policy/device:leaf1").request().get()).toString());
+        assertEquals(written, (int) service.written.get("device:leaf1"));
+        // The policy view no longer reports the removed thresholds either.
+        assertEquals(List.of("m_m"), ImmutableList.copyOf(
+                json(target("policy/device:leaf1/3").request().get()).get("classifier").fieldNames()));
     }
 
     @Test

@@ -62,7 +62,7 @@ public class CodecsTest {
                 FairnessIntent.builder(P).id("b").scope(Scope.devices(List.of("device:x", "device:y")))
                         .objective(FairnessIntent.Objective.WEIGHTED_GROUPS).weights(Map.of("loss", 0.5))
                         .bufferPolicy(FairnessIntent.BufferPolicy.FIXED).bufferLimitPkts(64).priority(0)
-                        .classifier(1, 2, 3).minAntShare(0).minMiceShare(0.25).targetDelayUs(50).build(),
+                        .classifier(3).minAntShare(0).minMiceShare(0.25).targetDelayUs(50).build(),
                 FairnessIntent.builder(P).id("c").scope(Scope.ports(List.of("device:x/1")))
                         .queueLayout(FairnessIntent.QueueLayout.ISOLATED).build());
         for (FairnessIntent in : intents) {
