@@ -31,7 +31,7 @@ constexpr uint8_t INTERVAL_ACK = 2;
 constexpr uint8_t INTERVAL_RESTART = 3; // the handshake sample: the first interval starts here
 constexpr uint16_t RATE_S_NONE = 0xFFFF; // flow_rate_s.lo with no finished interval (never a log rate)
 constexpr uint16_t SS_ACTIVE = 0, SS_DONE = 1, SS_ENDED_NOW = 2;
-constexpr uint8_t FAMILY_DELAY = 0, FAMILY_LOSS = 2; // define.p4
+constexpr uint8_t FLOW_FAMILY_DELAY = 0, FLOW_FAMILY_LOSS = 2; // flow_family's values (define.p4), not P::FAMILY_*
 constexpr uint32_t RTT_PENDING = 0x80000000u;
 constexpr uint16_t TRK_COLLIDE = 0;
 constexpr uint16_t STATS_IDX = 0; // the model's one port: stats index 0
@@ -835,17 +835,17 @@ Pipeline::Classifier(const Bridged& b, EgMd& e)
     // (it backed off after a loss), then loss; sticky while long-lived (D11)
     uint8_t& fam = m_flowFamily[i];
     if (e.cls_op == CLS_NEW) // family_reset_op
-        fam = FAMILY_DELAY;
+        fam = FLOW_FAMILY_DELAY;
     else if (e.cls_op == CLS_END && b.group == GROUP_MOUSE) // family_clear_op
     {
-        fam = FAMILY_DELAY;
-        e.family = FAMILY_DELAY;
+        fam = FLOW_FAMILY_DELAY;
+        e.family = FLOW_FAMILY_DELAY;
     }
     else if (e.cls_op == CLS_END && b.group == GROUP_ANT) // family_hold_op
-        e.family = FAMILY_DELAY;
+        e.family = FLOW_FAMILY_DELAY;
     else if (e.cls_op == CLS_END && e.fell && b.int_retx != 0) // family_loss_op
     {
-        fam = FAMILY_LOSS;
+        fam = FLOW_FAMILY_LOSS;
         e.family = fam;
     }
     else if (e.cls_op == CLS_END) // family_end_op

@@ -80,11 +80,13 @@ const bit<8> INTERVAL_RESTART = 3;
 // an interval's log rate (at most ~802).
 const bit<16> RATE_S_NONE = 0xFFFF;
 
+// flow_family's register values (classifier.p4): delay-based until the flow
+// backs off after a loss, then loss-based; the group_of rows are generated
+// for these values (not the params' family indices, FAMILY_* in ccfair_gen).
+const bit<8> FLOW_FAMILY_DELAY = 0;
+const bit<8> FLOW_FAMILY_LOSS = 2;
+
 // Slow-start register output.
-// flow_family (classifier.p4): delay-based until the flow backs off after a
-// loss, then loss-based; the group_of rows are generated for these values.
-const bit<8> FAMILY_DELAY = 0;
-const bit<8> FAMILY_LOSS = 2;
 const bit<16> SS_ACTIVE = 0;
 const bit<16> SS_DONE   = 1;
 const bit<16> SS_ENDED_NOW = 2;

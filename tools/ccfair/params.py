@@ -20,7 +20,16 @@ def load(path=DEFAULT_PATH):
     return p
 
 
+# Keys that were removed: a params file still naming one would silently keep a setting that no
+# longer acts, so it is refused with the reason.
+REMOVED = {("classifier", k): "aggressiveness was removed, docs/algorithm.md D11"
+           for k in ("m_ld", "m_pl", "aggr_growth_shift", "aggr_min_steps")}
+
+
 def _validate(p):
+    for (sec, key), why in REMOVED.items():
+        if key in p.get(sec, {}):
+            raise ValueError("%s.%s: removed (%s)" % (sec, key, why))
     g = p["groups"]
     if not isinstance(g["k"], int) or g["k"] < 1:
         raise ValueError("groups.k must be an integer >= 1, got %r" % (g["k"],))

@@ -34,6 +34,16 @@ def test_k_too_small_for_hybrid_kinds_is_rejected(tmp_path):
         P.load(str(f))
 
 
+def test_removed_keys_are_refused(tmp_path):
+    p = P.load()
+    bad = copy.deepcopy(p)
+    bad["classifier"]["m_ld"] = 4
+    f = tmp_path / "p.json"
+    f.write_text(json.dumps(bad))
+    with pytest.raises(ValueError, match=r"classifier.m_ld: removed \(aggressiveness was removed"):
+        P.load(str(f))
+
+
 def test_p4_header_matches_json(tmp_path):
     out = tmp_path / "params.p4"
     subprocess.check_call([sys.executable, GEN, "p4", str(out)])

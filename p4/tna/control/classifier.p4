@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Egress half of the classifier (P4air), run for tracked flows of this
-// switch's edge ports. Per packet: the marker's rate label. At the end of an interval: the interval rate
-// (log domain: log bytes - log max(RTT, flow.min_interval_us)), the rate
-// label (average of the last two intervals' rates), loss-ignoring intervals
-// (retransmission runs the rate does not back off from), slow-start end
-// (packets per interval fall or the fair BDP is reached), the sticky family
-// (loss-based once the rate fell in an interval with a retransmission), then
-// the group (const table generated from the params
-// group layout). A group that
-// differs from the one ingress queued the packet as is sent to ingress by a
+// switch's edge ports. Per packet: the marker's rate label. At the end of an
+// interval: the interval rate (log domain: log bytes - log max(RTT,
+// flow.min_interval_us)), the rate label (average of the last two intervals'
+// rates), loss-ignoring intervals (retransmission runs the rate does not back
+// off from), slow-start end (packets per interval fall or the fair BDP is
+// reached), the sticky family (loss-based once the rate fell in an interval
+// with a retransmission), then the group (const table generated from the
+// params group layout). A group that differs from the one ingress queued the
+// packet as is sent to ingress by a
 // truncated mirror copy (at most UPDATE rate per pipe; retried at the next
 // interval end if suppressed). pair8_t: flow_tracker.p4.
 struct pair16_t {
@@ -68,9 +68,9 @@ control Classifier(inout egress_headers_t hdr,
         size = RTT_BAND_SIZE;
     }
 
-    // --- rate of the finished interval; 1 if it fell to 1 - 2^-fall_shift
-    // (x0.875) of the previous one or below. Signed: the rates are
-    // logarithms, a difference is a ratio.
+    // --- rate of the finished interval; 1 if it fell to 1 - 2^-fall_shift of
+    // the previous one or below (x0.866 as FALL_FINE log units). Signed: the
+    // rates are logarithms, a difference is a ratio.
     RegisterAction<int<16>, bit<FLOW_IDX_BITS>, bit<8>>(flow_rate) rate_end = {
         void apply(inout int<16> v, out bit<8> rv) {
             if (v - (int<16>)md.lrate >= CCFAIR_FALL_FINE) {
@@ -200,7 +200,7 @@ control Classifier(inout egress_headers_t hdr,
     };
     RegisterAction<bit<8>, bit<FLOW_IDX_BITS>, bit<8>>(flow_family) family_loss = {
         void apply(inout bit<8> v, out bit<8> rv) {
-            v = FAMILY_LOSS;
+            v = FLOW_FAMILY_LOSS;
             rv = v;
         }
     };

@@ -160,11 +160,11 @@ control Classifier(inout headers_t hdr,
 
     // sticky: delay until the rate falls in an interval with a retransmission,
     // then loss (TNA family_read / family_loss)
-    action family_reset() { flow_family.write(idx, FAMILY_DELAY); }
+    action family_reset() { flow_family.write(idx, FLOW_FAMILY_DELAY); }
     action family_end() { flow_family.read(md.family, idx); }
     action family_loss() {
-        flow_family.write(idx, FAMILY_LOSS);
-        md.family = FAMILY_LOSS;
+        flow_family.write(idx, FLOW_FAMILY_LOSS);
+        md.family = FLOW_FAMILY_LOSS;
     }
 
     action update_allow() {

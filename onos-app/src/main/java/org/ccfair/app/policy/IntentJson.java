@@ -109,13 +109,15 @@ public final class IntentJson {
      * @throws InvalidIntentException on malformed JSON or any invalid field
      */
     public FairnessIntent fromText(String text) {
-        JsonNode n;
+        return decode(parse(text));
+    }
+
+    private static JsonNode parse(String text) {
         try {
-            n = MAPPER.readTree(text);
+            return MAPPER.readTree(text);
         } catch (JsonProcessingException e) {
             throw new InvalidIntentException(List.of("body: not valid JSON (" + e.getOriginalMessage() + ")"));
         }
-        return decode(n);
     }
 
     /**
@@ -129,12 +131,7 @@ public final class IntentJson {
      * @throws InvalidIntentException on malformed JSON or any other invalid field
      */
     public FairnessIntent fromStored(String text) {
-        JsonNode n;
-        try {
-            n = MAPPER.readTree(text);
-        } catch (JsonProcessingException e) {
-            throw new InvalidIntentException(List.of("body: not valid JSON (" + e.getOriginalMessage() + ")"));
-        }
+        JsonNode n = parse(text);
         JsonNode c = n == null ? null : n.get("classifier");
         if (c != null && c.isObject()) {
             ((ObjectNode) c).remove(CLASSIFIER_REMOVED.keySet());
