@@ -1208,6 +1208,31 @@ Pipeline::FairRate(double link, const std::vector<uint32_t>& n, const std::vecto
     return std::min(fair, top);
 }
 
+void
+Pipeline::ByFamily(const std::vector<uint32_t>& n, const std::vector<double>& sent, uint32_t first, uint32_t k,
+                   std::vector<uint32_t>& nF, std::vector<double>& sentF)
+{
+    // Each family's flows and sent rate in its first group, the other sub-groups empty; sent is
+    // unknown (-1) if it is for any of the family's busy groups (PolicyCompiler.fairKbps).
+    nF = n;
+    sentF = sent;
+    for (uint32_t g = first; g < n.size(); ++g)
+    {
+        const uint32_t r = first + (g - first) / k * k;
+        if (r == g)
+            continue;
+        if (n[g])
+        {
+            if (n[r] == 0 && nF[r] == 0)
+                sentF[r] = 0;
+            nF[r] += n[g];
+            sentF[r] = (sentF[r] < 0 || sent[g] < 0) ? -1.0 : sentF[r] + sent[g];
+        }
+        nF[g] = 0;
+        sentF[g] = -1.0;
+    }
+}
+
 std::vector<uint32_t>
 Pipeline::Allocate(uint32_t Q, uint32_t numGroups, uint32_t antQ, uint32_t miceQ, uint32_t slotsPerGroup,
                    const std::vector<uint32_t>& flows, QueueLayout layout, const std::vector<double>& weight)
@@ -1351,8 +1376,12 @@ Pipeline::ApplyPolicy(const std::vector<uint32_t>& n, const std::vector<double>&
     for (uint32_t g = 0; g < m_nGroups; ++g)
         m_shift[g] = weighted && w[g] > 0 ? double(m_c.tvf_steps_per_decade) * std::log10(w[g]) : 0.0;
     // 2. fair rate of a long-lived flow (PolicyCompiler.fairKbps): port_cfg's, weights ignored
+    // max-min at family granularity (PolicyCompiler.fairKbps): a family's K sub-groups together
+    std::vector<uint32_t> nF;
+    std::vector<double> sentF;
+    ByFamily(n, sentBps, 2, m_c.k, nF, sentF);
     const double fair =
-        FairRate(double(m_c.link_rate_bps), n, sentBps, 2, uint32_t(P::CONTROLLER_LIMITED_SHARE_SHIFT));
+        FairRate(double(m_c.link_rate_bps), nF, sentF, 2, uint32_t(P::CONTROLLER_LIMITED_SHARE_SHIFT));
     const bool noFair = fair <= 0;
     // Without a long-lived flow the link's rate (PolicyCompiler.portFairBin): its bin is also
     // port_cfg's fair_rate_bin, so the slow-start BDP test acts from the first flow on (D7).
@@ -1362,7 +1391,7 @@ Pipeline::ApplyPolicy(const std::vector<uint32_t>& n, const std::vector<double>&
     // shared layout: one queue holds every weight, so only the PV law can weigh them and the
     // curves centre on the rate of a weight-1 flow. Without a long-lived flow the link's bin.
     const double centre = weighted && shared
-                              ? FairRate(double(m_c.link_rate_bps), n, sentBps, 2,
+                              ? FairRate(double(m_c.link_rate_bps), nF, sentF, 2,
                                          uint32_t(P::CONTROLLER_LIMITED_SHARE_SHIFT), w)
                               : fair;
     CentreCurves(centre > 0 ? uint64_t(centre) : m_c.link_rate_bps);

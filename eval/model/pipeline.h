@@ -323,12 +323,17 @@ class Pipeline
     static uint16_t Crc16(const uint8_t* d, size_t n);
     /** TVF lookup as the marker does it: whole bin pos[9:2] of (lr_pv |-| nlog_u); miss -> pv_max. */
     uint16_t TvfPv(uint8_t group, uint16_t lr_pv, uint16_t u) const;
-    /** Max-min fair rate at group granularity (PolicyCompiler.fairKbps): long-lived groups from
+    /** Max-min fair rate over the groups given (ApplyPolicy passes ByFamily's sums, as
+     *  PolicyCompiler.fairKbps works per family): long-lived groups from
      *  `first`; 0 when they hold no flow. With `weight` (per group; empty: 1 everywhere) the rate
      *  of a weight-1 flow when a flow of group g counts weight[g] times, never above link / the
      *  smallest weight present (the app's weighted fairKbps). */
     static double FairRate(double link, const std::vector<uint32_t>& n, const std::vector<double>& sent,
                            uint32_t first, uint32_t shift, const std::vector<double>& weight = {});
+    /** FairRate's input at family granularity (PolicyCompiler.fairKbps): each family's K
+     *  sub-groups (from `first`, k per family) summed into its first group (algorithm.md defect 17). */
+    static void ByFamily(const std::vector<uint32_t>& n, const std::vector<double>& sent, uint32_t first, uint32_t k,
+                         std::vector<uint32_t>& nF, std::vector<double>& sentF);
     /** Queues per group (PolicyCompiler.allocate): isolated layout's rest dealt by active flows x
      *  `weight` (per group; empty: 1 for every long-lived group, the per-flow objective); shared
      *  layout: 1 for every long-lived group, all of them the same queue (FirstQueues). */

@@ -11,8 +11,11 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
@@ -507,11 +510,12 @@ public final class PolicyCompiler {
     }
 
     /**
-     * Fair rate of one long-lived flow, max-min at group granularity: port
-     * speed / long-lived flows, except that a group whose flows forwarded less
-     * than fair >> controller.limited_share_shift each since the last reading
-     * (limited elsewhere, app-limited, or stalled) leaves the division with its
-     * rate, repeatedly; never below speed / flows, never above the speed. The
+     * Fair rate of one long-lived flow, max-min at family granularity: port
+     * speed / long-lived flows, except that a family (its K sub-groups
+     * together) whose flows forwarded less than fair >>
+     * controller.limited_share_shift each since the last reading (limited
+     * elsewhere, app-limited, or stalled) leaves the division with its rate,
+     * repeatedly; never below speed / flows, never above the speed. The
      * ns-3 model computes the same (Pipeline::FairRate).
      *
      * @param speedMbps port speed
@@ -526,7 +530,7 @@ public final class PolicyCompiler {
     /**
      * Weighted fair rate: the rate of a weight-1 flow when each long-lived
      * flow of group g counts weight[g] times (a flow of weight w is due w
-     * times it), max-min at group granularity as {@link #fairKbps(long, int[],
+     * times it), max-min at family granularity as {@link #fairKbps(long, int[],
      * double[])}, which it equals when every weight is 1; never below speed /
      * the weighted flow count, never above speed / the smallest weight present.
      *
@@ -555,23 +559,40 @@ public final class PolicyCompiler {
         if (sentKbps == null) {
             return plain;
         }
+        // Per family, not per group: the K sub-groups of a family split its flows by RTT band, and
+        // a long-RTT flow alone in its band's group, starved by a short-RTT one of the same CC, read
+        // as demand-limited and raised the fair rate for the flow starving it (algorithm.md
+        // defect 17). due = flows x weight; sent < 0 for any of a family's busy groups: unknown.
+        Map<String, double[]> fam = new LinkedHashMap<>();
+        for (int g = 0; g < flows.length && g < numGroups; g++) {
+            if (familyOfGroup[g] == null || flows[g] <= 0) {
+                continue;
+            }
+            double[] f = fam.computeIfAbsent(familyOfGroup[g], k -> new double[3]);
+            f[0] += flows[g] * (weight == null ? 1.0 : weight[g]);
+            if (g >= sentKbps.length || sentKbps[g] < 0) {
+                f[2] = 1;
+            } else {
+                f[1] += sentKbps[g];
+            }
+        }
         double fair = plain;
         double restLink = link;
         double restFlows = n;
-        boolean[] limited = new boolean[numGroups];
+        Set<String> limited = new HashSet<>();
         boolean changed = true;
         while (changed) {
             changed = false;
-            for (int g = 0; g < flows.length && g < numGroups && g < sentKbps.length; g++) {
-                if (familyOfGroup[g] == null || limited[g] || flows[g] <= 0 || sentKbps[g] < 0) {
+            for (Map.Entry<String, double[]> e : fam.entrySet()) {
+                double[] f = e.getValue();
+                if (f[2] != 0 || limited.contains(e.getKey())) {
                     continue;
                 }
-                double due = flows[g] * (weight == null ? 1.0 : weight[g]);
-                if (sentKbps[g] < fair * due / (1L << limitedShareShift)) {
-                    limited[g] = true;
+                if (f[1] < fair * f[0] / (1L << limitedShareShift)) {
+                    limited.add(e.getKey());
                     changed = true;
-                    restLink -= sentKbps[g];
-                    restFlows -= due;
+                    restLink -= f[1];
+                    restFlows -= f[0];
                 }
             }
             if (changed) {
