@@ -516,7 +516,7 @@ public final class PolicyCompiler {
      * controller.limited_share_shift each since the last reading (limited
      * elsewhere, app-limited, or stalled) leaves the division with its rate,
      * repeatedly; never below speed / flows, never above the speed. The
-     * ns-3 model computes the same (Pipeline::FairRate).
+     * ns-3 model computes the same (Pipeline::ByFamily, Pipeline::FairRate).
      *
      * @param speedMbps port speed
      * @param flows     active flows per group, or null
@@ -559,7 +559,7 @@ public final class PolicyCompiler {
         if (sentKbps == null) {
             return plain;
         }
-        // Per family, not per group: the K sub-groups of a family split its flows by RTT band, and
+        // Per family, not per group: the delay and loss families split their flows by RTT band, and
         // a long-RTT flow alone in its band's group, starved by a short-RTT one of the same CC, read
         // as demand-limited and raised the fair rate for the flow starving it (algorithm.md
         // defect 17). due = flows x weight; sent < 0 for any of a family's busy groups: unknown.
