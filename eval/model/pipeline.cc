@@ -1223,7 +1223,7 @@ Pipeline::ByFamily(const std::vector<uint32_t>& n, const std::vector<double>& se
             continue;
         if (n[g])
         {
-            if (n[r] == 0 && nF[r] == 0)
+            if (nF[r] == 0) // the first busy sub-group: the family's idle first one adds no rate
                 sentF[r] = 0;
             nF[r] += n[g];
             sentF[r] = (sentF[r] < 0 || sent[g] < 0) ? -1.0 : sentF[r] + sent[g];

@@ -24,24 +24,23 @@ def test_group_ids_dense_and_distinct():
     assert len(P.group_names(p)) == P.num_groups(p)
 
 
-def test_k_too_small_for_hybrid_kinds_is_rejected(tmp_path):
-    p = P.load()
-    bad = copy.deepcopy(p)
-    bad["groups"]["k"] = 1
+def _load_changed(tmp_path, section, key, value):
+    """P.load of a copy of params/ccfair.json with section.key set to value."""
+    bad = copy.deepcopy(P.load())
+    bad[section][key] = value
     f = tmp_path / "p.json"
     f.write_text(json.dumps(bad))
+    return P.load(str(f))
+
+
+def test_k_too_small_for_hybrid_kinds_is_rejected(tmp_path):
     with pytest.raises(ValueError, match="groups.k"):
-        P.load(str(f))
+        _load_changed(tmp_path, "groups", "k", 1)
 
 
 def test_removed_keys_are_refused(tmp_path):
-    p = P.load()
-    bad = copy.deepcopy(p)
-    bad["classifier"]["m_ld"] = 4
-    f = tmp_path / "p.json"
-    f.write_text(json.dumps(bad))
     with pytest.raises(ValueError, match=r"classifier.m_ld: removed \(aggressiveness was removed"):
-        P.load(str(f))
+        _load_changed(tmp_path, "classifier", "m_ld", 4)
 
 
 def test_p4_header_matches_json(tmp_path):
