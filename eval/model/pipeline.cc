@@ -1172,65 +1172,16 @@ Pipeline::GroupWeights() const
 }
 
 double
-Pipeline::FairRate(double link, const std::vector<uint32_t>& n, const std::vector<double>& sent, uint32_t first,
-                   uint32_t shift, const std::vector<double>& weight)
+Pipeline::FairRate(double link, const std::vector<uint32_t>& n, uint32_t first, const std::vector<double>& weight)
 {
-    // PolicyCompiler.fairKbps(speed, flows, sent, weight): a flow of group g counts weight[g] times
-    const auto wOf = [&](uint32_t g) { return g < weight.size() ? weight[g] : 1.0; };
-    double flows = 0, minWeight = 0;
+    // PolicyCompiler.fairKbps(speed, flows, weight): a flow of group g counts weight[g] times.
+    // What a group forwarded is not read: a flow starved by another read as demand-limited and
+    // raised the fair rate for the flow starving it (defect 17); a PV drop needs a standing
+    // queue, so the link stays busy without that step (D12).
+    double flows = 0;
     for (uint32_t g = first; g < n.size(); ++g)
-        if (n[g])
-        {
-            flows += n[g] * wOf(g);
-            minWeight = minWeight > 0 ? std::min(minWeight, wOf(g)) : wOf(g);
-        }
-    if (flows <= 0 || link <= 0)
-        return 0;
-    const double plain = link / flows, top = link / minWeight;
-    double fair = plain, restLink = link, restFlows = flows;
-    std::vector<bool> limited(n.size(), false);
-    for (bool changed = true; changed;)
-    {
-        changed = false;
-        for (uint32_t g = first; g < n.size(); ++g)
-        {
-            const double due = n[g] * wOf(g);
-            if (!limited[g] && n[g] && sent[g] >= 0 && sent[g] < fair * due / double(1u << shift))
-            {
-                limited[g] = changed = true;
-                restLink -= sent[g];
-                restFlows -= due;
-            }
-        }
-        if (changed)
-            fair = restFlows > 1e-9 ? std::max(plain, restLink / restFlows) : top;
-    }
-    return std::min(fair, top);
-}
-
-void
-Pipeline::ByFamily(const std::vector<uint32_t>& n, const std::vector<double>& sent, uint32_t first, uint32_t k,
-                   std::vector<uint32_t>& nF, std::vector<double>& sentF)
-{
-    // Each family's flows and sent rate in its first group, the other sub-groups empty; sent is
-    // unknown (-1) if it is for any of the family's busy groups (PolicyCompiler.fairKbps).
-    nF = n;
-    sentF = sent;
-    for (uint32_t g = first; g < n.size(); ++g)
-    {
-        const uint32_t r = first + (g - first) / k * k;
-        if (r == g)
-            continue;
-        if (n[g])
-        {
-            if (nF[r] == 0) // the first busy sub-group: the family's idle first one adds no rate
-                sentF[r] = 0;
-            nF[r] += n[g];
-            sentF[r] = (sentF[r] < 0 || sent[g] < 0) ? -1.0 : sentF[r] + sent[g];
-        }
-        nF[g] = 0;
-        sentF[g] = -1.0;
-    }
+        flows += n[g] * (g < weight.size() ? weight[g] : 1.0);
+    return flows > 0 && link > 0 ? link / flows : 0.0;
 }
 
 std::vector<uint32_t>
@@ -1337,7 +1288,7 @@ Pipeline::FirstQueues(const std::vector<uint32_t>& queues, QueueLayout layout)
 }
 
 void
-Pipeline::ControllerTick(uint64_t now)
+Pipeline::ControllerTick(uint64_t /* now_ns: the fair rate needs no rate since the last tick, D12 */)
 {
     // 1. active flows per group: pg_flow_enter - pg_flow_leave (stale until a slot is reused)
     std::vector<uint32_t> n(m_nGroups, 0);
@@ -1347,25 +1298,11 @@ Pipeline::ControllerTick(uint64_t now)
         n[g] = in > out ? uint32_t(in - out) : 0;
         m_g[g].active = n[g];
     }
-    // sent rate per group from pg_pkts/pg_drops since the last tick (unknown, -1, at the first)
-    std::vector<double> sentBps(m_nGroups, -1.0);
-    const double dt = m_lastTick && now > m_lastTick ? double(now - m_lastTick) * 1e-9 : 0.0;
-    for (uint32_t g = 0; g < m_nGroups; ++g)
-    {
-        GroupStats& s = m_g[g];
-        const uint64_t dp = s.pkts - s.tick_pkts, db = s.bytes - s.tick_bytes, dd = s.drops - s.tick_drops;
-        if (dt > 0)
-            sentBps[g] = dp ? 8.0 * double(db) * double(dp - std::min(dp, dd)) / double(dp) / dt : 0.0;
-        s.tick_pkts = s.pkts;
-        s.tick_bytes = s.bytes;
-        s.tick_drops = s.drops;
-    }
-    m_lastTick = now;
-    ApplyPolicy(n, sentBps);
+    ApplyPolicy(n);
 }
 
 void
-Pipeline::ApplyPolicy(const std::vector<uint32_t>& n, const std::vector<double>& sentBps)
+Pipeline::ApplyPolicy(const std::vector<uint32_t>& n)
 {
     // PolicyCompiler.compileDevice for the model's one port under its governing intent: per-flow
     // (family_weights empty) or weighted-groups (a weight per family).
@@ -1376,12 +1313,7 @@ Pipeline::ApplyPolicy(const std::vector<uint32_t>& n, const std::vector<double>&
     for (uint32_t g = 0; g < m_nGroups; ++g)
         m_shift[g] = weighted && w[g] > 0 ? double(m_c.tvf_steps_per_decade) * std::log10(w[g]) : 0.0;
     // 2. fair rate of a long-lived flow (PolicyCompiler.fairKbps): port_cfg's, weights ignored
-    // max-min at family granularity (PolicyCompiler.fairKbps): a family's K sub-groups together
-    std::vector<uint32_t> nF;
-    std::vector<double> sentF;
-    ByFamily(n, sentBps, 2, m_c.k, nF, sentF);
-    const double fair =
-        FairRate(double(m_c.link_rate_bps), nF, sentF, 2, uint32_t(P::CONTROLLER_LIMITED_SHARE_SHIFT));
+    const double fair = FairRate(double(m_c.link_rate_bps), n, 2);
     const bool noFair = fair <= 0;
     // Without a long-lived flow the link's rate (PolicyCompiler.portFairBin): its bin is also
     // port_cfg's fair_rate_bin, so the slow-start BDP test acts from the first flow on (D7).
@@ -1391,8 +1323,7 @@ Pipeline::ApplyPolicy(const std::vector<uint32_t>& n, const std::vector<double>&
     // shared layout: one queue holds every weight, so only the PV law can weigh them and the
     // curves centre on the rate of a weight-1 flow. Without a long-lived flow the link's bin.
     const double centre = weighted && shared
-                              ? FairRate(double(m_c.link_rate_bps), nF, sentF, 2,
-                                         uint32_t(P::CONTROLLER_LIMITED_SHARE_SHIFT), w)
+                              ? FairRate(double(m_c.link_rate_bps), n, 2, w)
                               : fair;
     CentreCurves(centre > 0 ? uint64_t(centre) : m_c.link_rate_bps);
     // 3. queues per group (PolicyCompiler.allocate, demand = flows x weight) and queue_map

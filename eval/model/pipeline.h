@@ -170,7 +170,6 @@ struct GroupStats
 {
     uint64_t pkts = 0, bytes = 0, drops = 0, marks = 0;
     uint32_t active = 0; // pg_flow_enter - pg_flow_leave at the last controller tick
-    uint64_t tick_pkts = 0, tick_bytes = 0, tick_drops = 0;
 };
 
 /** What ingress hands egress through the TM (bridged header and packet fields egress reads). */
@@ -264,9 +263,9 @@ class Pipeline
     DeqResult Dequeue(uint64_t now_ns);
     /** The emulated ONOS app: flow gauges, fair rate, queue allocation, TVFs, CTV ranges. */
     void ControllerTick(uint64_t now_ns);
-    /** The app's compileDevice for the model's port, from active flows and sent rates (bit/s, < 0
-     *  unknown) per group: fair rate, fair_rate_bin, TVFs, queue_map, CTV ranges. */
-    void ApplyPolicy(const std::vector<uint32_t>& flows, const std::vector<double>& sentBps);
+    /** The app's compileDevice for the model's port, from active flows per group: fair rate,
+     *  fair_rate_bin, TVFs, queue_map, CTV ranges. */
+    void ApplyPolicy(const std::vector<uint32_t>& flows);
 
     // --- read-out (model-only: as a register read of the flow's slot)
     /** Group of the flow (either direction); -1 if its slot does not hold it. */
@@ -323,17 +322,12 @@ class Pipeline
     static uint16_t Crc16(const uint8_t* d, size_t n);
     /** TVF lookup as the marker does it: whole bin pos[9:2] of (lr_pv |-| nlog_u); miss -> pv_max. */
     uint16_t TvfPv(uint8_t group, uint16_t lr_pv, uint16_t u) const;
-    /** Max-min fair rate over the groups given (ApplyPolicy passes ByFamily's sums, as
-     *  PolicyCompiler.fairKbps works per family): long-lived groups from
-     *  `first`; 0 when they hold no flow. With `weight` (per group; empty: 1 everywhere) the rate
-     *  of a weight-1 flow when a flow of group g counts weight[g] times, never above link / the
-     *  smallest weight present (the app's weighted fairKbps). */
-    static double FairRate(double link, const std::vector<uint32_t>& n, const std::vector<double>& sent,
-                           uint32_t first, uint32_t shift, const std::vector<double>& weight = {});
-    /** FairRate's input at family granularity (PolicyCompiler.fairKbps): each family's K
-     *  sub-groups (from `first`, k per family) summed into its first group (algorithm.md defect 17). */
-    static void ByFamily(const std::vector<uint32_t>& n, const std::vector<double>& sent, uint32_t first, uint32_t k,
-                         std::vector<uint32_t>& nF, std::vector<double>& sentF);
+    /** Fair rate of one long-lived flow (PolicyCompiler.fairKbps): link / the long-lived flows
+     *  (groups from `first`); 0 when they hold none. With `weight` (per group; empty: 1
+     *  everywhere) the rate of a weight-1 flow when a flow of group g counts weight[g] times. No
+     *  max-min step on forwarded rates (algorithm.md D12). */
+    static double FairRate(double link, const std::vector<uint32_t>& n, uint32_t first,
+                           const std::vector<double>& weight = {});
     /** Queues per group (PolicyCompiler.allocate): isolated layout's rest dealt by active flows x
      *  `weight` (per group; empty: 1 for every long-lived group, the per-flow objective); shared
      *  layout: 1 for every long-lived group, all of them the same queue (FirstQueues). */
@@ -429,7 +423,6 @@ class Pipeline
     std::vector<GroupStats> m_g;
     std::deque<uint8_t> m_active;             // DRR active list
     Diag m_diag;                              // diagnostics (read-out only)
-    uint64_t m_lastTick = 0;
     uint32_t m_totalPkts = 0;
     uint64_t m_nextId = 1;
     uint64_t m_rng;

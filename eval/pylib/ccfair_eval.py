@@ -56,6 +56,7 @@ LIMITS = {  # field -> (min, max, integer?)
     "flows[].count": (1, 1000, True),
     "flows[].rtt_ms": (2.0, 1000.0, False),  # 2 ms = twice the bottleneck's own delay
     "flows[].start_s": (0.0, 3600.0, False),
+    "flows[].app_rate_mbps": (0.01, 1000.0, False),
     "short_flows.rtt_ms": (2.0, 1000.0, False),
     "short_flows.arrival_per_s": (0.01, 2000.0, False),
     "short_flows.start_s": (0.0, 3600.0, False),
@@ -161,7 +162,7 @@ def validate(scn, aqm_override=None):
     expanded = []
     for i, f in enumerate(flows):
         field = "flows[%d]" % i
-        _keys(f, field, ["cc", "rtt_ms"], ["count", "start_s"])
+        _keys(f, field, ["cc", "rtt_ms"], ["count", "start_s", "app_rate_mbps"])
         if f["cc"] not in CCS:
             raise ScenarioError("%s.cc: unknown congestion control %s (known: %s)"
                                 % (field, json.dumps(f["cc"]), ", ".join(CCS)))
@@ -171,7 +172,10 @@ def validate(scn, aqm_override=None):
         if start >= out["duration_s"]:
             raise ScenarioError("%s.start_s: %s is not before duration_s (%s)"
                                 % (field, start, out["duration_s"]))
-        expanded += [{"cc": f["cc"], "rtt_ms": rtt, "start_s": start}] * count
+        one = {"cc": f["cc"], "rtt_ms": rtt, "start_s": start}
+        if "app_rate_mbps" in f:  # only when given: scenarios without it keep their cache keys
+            one["app_rate_mbps"] = _number(f["app_rate_mbps"], field + ".app_rate_mbps", "flows[].app_rate_mbps")
+        expanded += [one] * count
     if len(expanded) > MAX_FLOWS:
         raise ScenarioError("flows: %d flows in total, at most %d" % (len(expanded), MAX_FLOWS))
     out["flows"] = expanded
@@ -281,6 +285,36 @@ def jfi(xs):
     return (sum(xs) ** 2) / (len(xs) * s2) if s2 > 0 else 0.0
 
 
+def maxmin_shares(total, demands):
+    """Max-min fair split of `total` among flows wanting `demands` (None: unlimited), water-filling."""
+    share = [0.0] * len(demands)
+    left, open_ = total, [i for i in range(len(demands))]
+    while open_ and left > 1e-12:
+        each = left / len(open_)
+        capped = [i for i in open_ if demands[i] is not None and demands[i] - share[i] <= each]
+        if not capped:
+            for i in open_:
+                share[i] += each
+            break
+        for i in capped:
+            left -= demands[i] - share[i]
+            share[i] = demands[i]
+            open_.remove(i)
+    return share
+
+
+def fairness(flows):
+    """Jain's index of goodput over each flow's max-min share of the total goodput (Jain's
+    normalised allocation); with no application-limited flow every share is equal and it is the
+    plain JFI of goodput."""
+    if not any("app_rate_mbps" in f for f in flows):
+        return jfi([f["goodput_mbps"] for f in flows])
+    shares = maxmin_shares(sum(f["goodput_mbps"] for f in flows), [f.get("app_rate_mbps") for f in flows])
+    for f, sh in zip(flows, shares):
+        f["maxmin_share_mbps"] = sh
+    return jfi([f["goodput_mbps"] / f["maxmin_share_mbps"] if f["maxmin_share_mbps"] > 0 else 0.0 for f in flows])
+
+
 @functools.lru_cache(maxsize=1)
 def _params():
     return ccparams.load()
@@ -316,7 +350,8 @@ def expected_groups(cc):
 
 
 def sim_args(s, timeline_ms=0, sim=SIM):
-    flows = ";".join("%s,%g,%g" % (CCS[f["cc"]][0], f["rtt_ms"], f["start_s"]) for f in s["flows"])
+    flows = ";".join("%s,%g,%g" % (CCS[f["cc"]][0], f["rtt_ms"], f["start_s"])
+                     + (",%r" % f["app_rate_mbps"] if "app_rate_mbps" in f else "") for f in s["flows"])
     short = []
     if "short_flows" in s:
         sf = s["short_flows"]
@@ -423,6 +458,7 @@ def summarise(s, raw, timeline_ms=0):
     flows = []
     for spec, rf in zip(s["flows"], raw["flows"]):
         f = {"cc": spec["cc"], "rtt_ms": spec["rtt_ms"], "start_s": spec["start_s"],
+             **({"app_rate_mbps": spec["app_rate_mbps"]} if "app_rate_mbps" in spec else {}),
              "goodput_mbps": rf["rx_bytes_measured"] * 8 / measure_s / 1e6,
              "drops_total": rf["qdisc_drops"], "marks": rf["qdisc_marks"]}
         if "model" in rf:
@@ -435,7 +471,7 @@ def summarise(s, raw, timeline_ms=0):
         flows.append(f)
     out = {
         "name": s["name"], "aqm": s["aqm"], "ns3": raw.get("ns3", "?"),
-        "jfi": jfi([f["goodput_mbps"] for f in flows]),
+        "jfi": fairness(flows),
         "utilization": raw["bottleneck_busy_s"] / measure_s,
         "qdelay_p50_ms": raw["qdelay_p50_ms"], "qdelay_p99_ms": raw["qdelay_p99_ms"],
         "drops": raw["drops"], "marks": raw["marks"],

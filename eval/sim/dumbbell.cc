@@ -42,6 +42,7 @@ struct FlowSpec
     std::string tcpType; // ns-3 TypeId name, e.g. ns3::TcpCubic (mapped from the CC name by eval/run)
     double rttMs;
     double startS;
+    double appRateMbps = 0; // > 0: the application offers at most this payload rate (app-limited)
 };
 
 [[noreturn]] void
@@ -85,7 +86,7 @@ Split(const std::string& s, char sep)
     return out;
 }
 
-// "ns3::TcpCubic,50,0;ns3::TcpVegas,50,0" -> flows
+// "ns3::TcpCubic,50,0;ns3::TcpVegas,50,0,2.5" -> flows (TYPE,RTT_MS,START_S[,APP_RATE_MBPS])
 std::vector<FlowSpec>
 ParseFlows(const std::string& s)
 {
@@ -93,11 +94,19 @@ ParseFlows(const std::string& s)
     for (const auto& f : Split(s, ';'))
     {
         auto parts = Split(f, ',');
-        if (parts.size() != 3)
+        if (parts.size() != 3 && parts.size() != 4)
         {
-            Fail("--flows entry '" + f + "' is not TYPE,RTT_MS,START_S");
+            Fail("--flows entry '" + f + "' is not TYPE,RTT_MS,START_S[,APP_RATE_MBPS]");
         }
         FlowSpec spec{parts[0], std::stod(parts[1]), std::stod(parts[2])};
+        if (parts.size() == 4)
+        {
+            spec.appRateMbps = std::stod(parts[3]);
+            if (!(spec.appRateMbps > 0))
+            {
+                Fail("app rate " + parts[3] + " in --flows is not above 0");
+            }
+        }
         TypeId tid;
         if (!TypeId::LookupByNameFailSafe(spec.tcpType, &tid))
         {
@@ -671,10 +680,22 @@ main(int argc, char* argv[])
         sa.Start(Seconds(0));
         sinks[i] = DynamicCast<PacketSink>(sa.Get(0));
 
-        BulkSendHelper bulk("ns3::TcpSocketFactory", InetSocketAddress(rcvAddr[i], port));
-        bulk.SetAttribute("MaxBytes", UintegerValue(0));
-        bulk.SetAttribute("SendSize", UintegerValue(1448 * 8));
-        ApplicationContainer ba = bulk.Install(senders.Get(i));
+        ApplicationContainer ba;
+        if (flows[i].appRateMbps > 0)
+        {
+            // Application-limited: always on at the app's rate, one segment per write; TCP sends
+            // less only if the network holds it below that rate.
+            OnOffHelper app("ns3::TcpSocketFactory", InetSocketAddress(rcvAddr[i], port));
+            app.SetConstantRate(DataRate(uint64_t(flows[i].appRateMbps * 1e6)), 1448);
+            ba = app.Install(senders.Get(i));
+        }
+        else
+        {
+            BulkSendHelper bulk("ns3::TcpSocketFactory", InetSocketAddress(rcvAddr[i], port));
+            bulk.SetAttribute("MaxBytes", UintegerValue(0));
+            bulk.SetAttribute("SendSize", UintegerValue(1448 * 8));
+            ba = bulk.Install(senders.Get(i));
+        }
         // A seeded start jitter in [0, 10 ms) separates flows that a scenario starts together,
         // so that the seed actually changes the run.
         ba.Start(Seconds(flows[i].startS) + MicroSeconds(jitter->GetValue(0, 10000)));

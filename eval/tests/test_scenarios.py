@@ -53,6 +53,8 @@ BAD = [
     (("flows", 0, "cc"), DEL, "flows[0].cc: required field missing"),
     (("queue_layout",), "fair", "queue_layout: unknown queue layout \"fair\" (allowed: shared, isolated)"),
     (("queue_layout",), 1, "queue_layout: unknown queue layout 1 (allowed: shared, isolated)"),
+    (("flows", 1, "app_rate_mbps"), 0, "flows[1].app_rate_mbps: 0 is out of range"),
+    (("flows", 1, "app_rate_mbps"), "2", "flows[1].app_rate_mbps: expected a number"),
 ]
 
 
@@ -205,6 +207,35 @@ def test_jfi():
     assert ce.jfi([3.0, 3.0, 3.0]) == pytest.approx(1.0)
     assert ce.jfi([1.0, 0.0]) == pytest.approx(0.5)
     assert ce.jfi([0.0, 0.0]) == 0.0
+
+
+def test_maxmin_shares_and_fairness():
+    assert ce.maxmin_shares(20.0, [None, None]) == pytest.approx([10.0, 10.0])
+    assert ce.maxmin_shares(20.0, [3.0, None]) == pytest.approx([3.0, 17.0])
+    # water-filling: 2 and 4 are below the equal share, the rest splits what they leave
+    assert ce.maxmin_shares(20.0, [2.0, 4.0, None, None]) == pytest.approx([2.0, 4.0, 7.0, 7.0])
+    assert ce.maxmin_shares(5.0, [3.0, 4.0]) == pytest.approx([2.5, 2.5])
+    bulk = [{"goodput_mbps": 6.0}, {"goodput_mbps": 2.0}]
+    assert ce.fairness(bulk) == pytest.approx(ce.jfi([6.0, 2.0]))  # no app-limited flow: plain JFI
+    fair = [{"goodput_mbps": 3.0, "app_rate_mbps": 3.0}, {"goodput_mbps": 17.0}]
+    assert ce.fairness(fair) == pytest.approx(1.0) and fair[1]["maxmin_share_mbps"] == pytest.approx(17.0)
+    # the app-limited flow held to 1 of its 3: 1/3 and 19/17 of the max-min shares
+    held = [{"goodput_mbps": 1.0, "app_rate_mbps": 3.0}, {"goodput_mbps": 19.0}]
+    assert ce.fairness(held) == pytest.approx(ce.jfi([1 / 3, 19 / 17]))
+
+
+def test_end_to_end_app_limited(tmp_path):
+    scn = dict(GOOD, flows=[{"cc": "cubic", "rtt_ms": 40, "app_rate_mbps": 1.5}, {"cc": "reno", "rtt_ms": 40}])
+    s = ce.validate(scn)
+    flows = [a for a in ce.sim_args(s) if a.startswith("--flows=")][0].split("=", 1)[1].split(";")
+    assert flows[0].endswith(",1.5") and flows[1].count(",") == 2  # the bulk flow's entry has no rate
+    res = run_cli(tmp_path, scn)
+    app, bulk = res["flows"]
+    # The application offers 1.5 Mbit/s of payload: never more, and on a 10 Mbit/s link shared
+    # with one bulk flow nearly all of it arrives; the bulk flow takes the rest.
+    assert app["app_rate_mbps"] == 1.5 and 1.2 < app["goodput_mbps"] <= 1.5 * 1.01
+    assert bulk["goodput_mbps"] > 6.0 and "app_rate_mbps" not in bulk
+    assert res["jfi"] == pytest.approx(ce.fairness([dict(f) for f in res["flows"]]))
 
 
 def check_invariants(res, s):

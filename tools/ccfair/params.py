@@ -24,6 +24,7 @@ def load(path=DEFAULT_PATH):
 # longer acts, so it is refused with the reason.
 REMOVED = {("classifier", k): "aggressiveness was removed, docs/algorithm.md D11"
            for k in ("m_ld", "m_pl", "aggr_growth_shift", "aggr_min_steps")}
+REMOVED[("controller", "limited_share_shift")] = "the fair rate's max-min step was removed, docs/algorithm.md D12"
 
 
 def _validate(p):

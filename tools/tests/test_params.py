@@ -41,6 +41,8 @@ def test_k_too_small_for_hybrid_kinds_is_rejected(tmp_path):
 def test_removed_keys_are_refused(tmp_path):
     with pytest.raises(ValueError, match=r"classifier.m_ld: removed \(aggressiveness was removed"):
         _load_changed(tmp_path, "classifier", "m_ld", 4)
+    with pytest.raises(ValueError, match=r"controller.limited_share_shift: removed \(the fair rate's max-min step"):
+        _load_changed(tmp_path, "controller", "limited_share_shift", 2)
 
 
 def test_p4_header_matches_json(tmp_path):

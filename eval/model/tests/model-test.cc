@@ -482,10 +482,8 @@ TestController()
     CHECK(Pipeline::Allocate(12, 8, 1, 1, 4, oneThree, QueueLayout::Isolated, w31) ==
               std::vector<uint32_t>({1, 1, 3, 1, 3, 1, 1, 1}),
           "isolated, delay 3 : loss 1: dealt by flows x weight, 3 : 3");
-    CHECK(Pipeline::FairRate(2e7, two, std::vector<double>(8, -1), 2, 2, w31) == 2.5e6,
+    CHECK(Pipeline::FairRate(2e7, two, 2, w31) == 2.5e6,
           "weighted fair rate: 20 Mbit/s / (2 x 3 + 2 x 1) = 2.5 Mbit/s for a weight-1 flow");
-    CHECK(Pipeline::FairRate(2e7, two, {-1, -1, 1e5, -1, 1e5, -1, -1, -1}, 2, 2, w31) == 2e7,
-          "every group limited: the rate a lone weight-1 flow could take (link / smallest weight)");
     CHECK(ParseFamilyWeights("", "weights").empty(), "no weights: per-flow");
     CHECK(ParseFamilyWeights("loss:3", "weights") == std::vector<double>({1, 3, 1}),
           "unlisted families weigh 1, FAMILY_* order (delay, loss, hybrid)");
@@ -506,7 +504,7 @@ TestController()
         }
         CHECK(got == msg, "ParseFamilyWeights(\"" << text << "\"): \"" << got << "\", want \"" << msg << "\"");
     }
-    CHECK(Pipeline::FairRate(1e8, {0, 5, 0, 0, 0, 0, 0, 0}, std::vector<double>(8, -1), 2, 2) == 0,
+    CHECK(Pipeline::FairRate(1e8, {0, 5, 0, 0, 0, 0, 0, 0}, 2) == 0,
           "mice only: no fair rate (the old model counted mice)");
     Config c = Config::Defaults();
     CHECK(c.queue_layout == QueueLayout::Shared, "params queues.layout: shared");
@@ -625,13 +623,11 @@ RunControllerCases(const std::string& path)
                                                 "controller case " + name + ": queue_layout");
         Pipeline p(cfg);
         std::vector<uint32_t> n(P::NUM_GROUPS, 0);
-        std::vector<double> sent(P::NUM_GROUPS, -1.0);
         for (const auto& [g, v] : c.at("flows").items())
             n[groupId(g)] = v.get<uint32_t>();
-        if (c.contains("sent_kbps"))
-            for (const auto& [g, v] : c.at("sent_kbps").items())
-                sent[groupId(g)] = v.get<double>() * 1e3;
-        p.ApplyPolicy(n, sent);
+        if (c.contains("sent_kbps")) // the fair rate reads no forwarded rate since D12
+            throw std::invalid_argument("controller case " + name + ": sent_kbps was removed (algorithm.md D12)");
+        p.ApplyPolicy(n);
         const json& e = c.at("expect");
         const double fairKbps = e.at("fair_kbps").get<double>();
         // fair_kbps 0 = no long-lived flow: the model's fair rate is then the link (README)
@@ -1353,33 +1349,20 @@ TestDiag()
     }
 }
 
-// The same cases as the ONOS app's PolicyCompilerTest.fairRateLeavesOutGroupsThatDoNotUseTheirShare
-// (groups 2.. are long-lived; rates in bit/s here, kbit/s there).
+// The fair rate is speed / long-lived flows whatever each group forwarded (D12): ants and mice
+// do not count (groups 2.. are long-lived).
 void
 TestFairRate()
 {
-    const uint32_t shift = uint32_t(ccfair::params::CONTROLLER_LIMITED_SHARE_SHIFT);
-    const uint32_t loss0 = 4, model = 7, delay0 = 2;
+    const uint32_t loss0 = 4, model = 7, delay1 = 3;
     std::vector<uint32_t> n(8, 0);
+    n[0] = 3; // ants
+    n[1] = 2; // mice
+    CHECK(Pipeline::FairRate(20e6, n, 2) == 0, "no long-lived flow: no fair rate");
     n[loss0] = 1;
     n[model] = 1;
-    std::vector<double> sent(8, -1.0);
-    CHECK(Pipeline::FairRate(20e6, n, sent, 2, shift) == 10e6, "unknown rates: speed / flows");
-    sent[loss0] = 10.5e6;
-    sent[model] = 9e6;
-    CHECK(Pipeline::FairRate(20e6, n, sent, 2, shift) == 10e6, "both groups use their share");
-    sent[model] = 40e3;
-    CHECK(std::abs(Pipeline::FairRate(20e6, n, sent, 2, shift) - 19.96e6) < 1e-3, "a stalled flow leaves its share");
-    sent[model] = 10e6 / (1 << shift) + 1;
-    CHECK(Pipeline::FairRate(20e6, n, sent, 2, shift) == 10e6, "just above fair >> shift: still counted");
-    n[delay0] = 2;
-    sent[model] = 0;
-    sent[delay0] = 2 * 5e6 / (1 << shift) + 1;
-    sent[loss0] = 18e6;
-    CHECK(std::abs(Pipeline::FairRate(20e6, n, sent, 2, shift) - (20e6 - sent[delay0])) < 1e-3,
-          "limited groups are found repeatedly");
-    sent[loss0] = 0;
-    CHECK(Pipeline::FairRate(20e6, n, sent, 2, shift) == 20e6, "every group limited: the link");
+    n[delay1] = 1;
+    CHECK(std::abs(Pipeline::FairRate(20e6, n, 2) - 20e6 / 3) < 1e-6, "speed / 3 long-lived flows");
 }
 
 int

@@ -11,11 +11,8 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
@@ -47,7 +44,7 @@ import java.util.TreeMap;
  * + aqm.ctv_ceiling_bins (highest CTV), as the ns-3 model sets them. The
  * shared layout's common queue takes the range of a weight-1 curve (the
  * ants'); with weighted-groups its port's curves are then centred on the rate
- * of a weight-1 flow ({@link #fairKbps(long, int[], double[], double[])}), so
+ * of a weight-1 flow ({@link #fairKbps(long, int[], double[])}), so
  * that the one threshold holds each flow at its weight times that rate.</li>
  * </ul>
  * Not thread-safe: one compiler per computing thread (it caches TVF profiles).
@@ -87,7 +84,6 @@ public final class PolicyCompiler {
     private final List<TvfFamily> deviceFamilies = new ArrayList<>();
     // Per-intent values that do not depend on the port, computed once per intent object.
     private final Map<FairnessIntent, Plan> plans = new java.util.IdentityHashMap<>();
-    private final int limitedShareShift;
     private final int statsIndices;
     private volatile Cocoa cocoa;
     // Scratch space of allocateQueues (the compiler is single-threaded).
@@ -170,7 +166,6 @@ public final class PolicyCompiler {
         this.initialBuffer = (int) params.integer("cocoa", "initial_limit_pkts");
         this.slotsPerGroup = (int) params.integer("queues", "slots_per_group");
         this.bdpShift = (int) params.integer("classifier", "bdp_shift");
-        this.limitedShareShift = (int) params.integer("controller", "limited_share_shift");
         this.statsIndices = (int) params.integer("ports", "stats_indices");
         this.ant = (int) params.integer("groups", "ant");
         this.mouse = (int) params.integer("groups", "mouse");
@@ -315,12 +310,11 @@ public final class PolicyCompiler {
             Plan plan = plan(in);
             TvfFamily fam = plan.tvf;
             flowsOf[i] = stats.flows(deviceId, p.number());
-            double[] sent = stats.sentKbps(deviceId, p.number());
-            fair[i] = fairKbps(p.speedMbps(), flowsOf[i], sent);
+            fair[i] = fairKbps(p.speedMbps(), flowsOf[i]);
             // One queue for flows of every weight: only the PV law can weigh them, so the
             // curves centre on the rate of a weight-1 flow (fair[i] stays the port_cfg rate).
             int c = centreBin(p.speedMbps(), plan.weightedShared
-                    ? fairKbps(p.speedMbps(), flowsOf[i], sent, plan.weight) : fair[i]);
+                    ? fairKbps(p.speedMbps(), flowsOf[i], plan.weight) : fair[i]);
             centre[i] = c;
             if (fam.deviceStamp != stamp) {
                 fam.deviceStamp = stamp;
@@ -496,7 +490,7 @@ public final class PolicyCompiler {
      * @return rate bin
      */
     public int fairRateBin(long speedMbps, int[] flows) {
-        return portFairBin(speedMbps, fairKbps(speedMbps, flows, null));
+        return portFairBin(speedMbps, fairKbps(speedMbps, flows));
     }
 
     // port_cfg's fair_rate_bin: the fair rate's bin; without a long-lived flow the link's
@@ -510,96 +504,47 @@ public final class PolicyCompiler {
     }
 
     /**
-     * Fair rate of one long-lived flow, max-min at family granularity: port
-     * speed / long-lived flows, except that a family (its K sub-groups
-     * together) whose flows forwarded less than fair >>
-     * controller.limited_share_shift each since the last reading (limited
-     * elsewhere, app-limited, or stalled) leaves the division with its rate,
-     * repeatedly; never below speed / flows, never above the speed. The
-     * ns-3 model computes the same (Pipeline::ByFamily, Pipeline::FairRate).
+     * Fair rate of one long-lived flow: port speed / long-lived flows (ants and
+     * mice not counted), whatever each flow forwarded. There is no max-min step
+     * (docs/algorithm.md D12): leaving a family that forwarded less than its
+     * share out of the division let a flow starved by another (e.g. Vegas held
+     * down by BBR's standing queue) read as demand-limited and raise the fair
+     * rate for the flow starving it (docs/algorithm.md defect 17), and work
+     * conservation does not need it, since a PV drop needs a standing queue
+     * (the PV gate). The ns-3 model computes the same (Pipeline::FairRate).
      *
      * @param speedMbps port speed
      * @param flows     active flows per group, or null
-     * @param sentKbps  rate each group forwarded since the last reading (negative or null: unknown)
      * @return kbit/s, 0 without long-lived flows or speed
      */
-    public double fairKbps(long speedMbps, int[] flows, double[] sentKbps) {
-        return fairKbps(speedMbps, flows, sentKbps, null);
+    public double fairKbps(long speedMbps, int[] flows) {
+        return fairKbps(speedMbps, flows, null);
     }
 
     /**
      * Weighted fair rate: the rate of a weight-1 flow when each long-lived
      * flow of group g counts weight[g] times (a flow of weight w is due w
-     * times it), max-min at family granularity as {@link #fairKbps(long, int[],
-     * double[])}, which it equals when every weight is 1; never below speed /
-     * the weighted flow count, never above speed / the smallest weight present.
+     * times it), port speed / sum of flows x weight over the long-lived
+     * groups; equals {@link #fairKbps(long, int[])} when every weight is 1.
+     * It never exceeds speed / the smallest weight present (the sum is at
+     * least that weight), and has no max-min step (docs/algorithm.md D12).
      *
      * @param speedMbps port speed
      * @param flows     active flows per group, or null
-     * @param sentKbps  rate each group forwarded since the last reading (negative or null: unknown)
      * @param weight    per group its weight, or null for 1 everywhere
      * @return kbit/s of a weight-1 flow, 0 without long-lived flows or speed
      */
-    public double fairKbps(long speedMbps, int[] flows, double[] sentKbps, double[] weight) {
+    public double fairKbps(long speedMbps, int[] flows, double[] weight) {
         double n = 0;
-        double minWeight = Double.MAX_VALUE;
         for (int g = 0; flows != null && g < flows.length && g < numGroups; g++) {
             if (familyOfGroup[g] != null && flows[g] > 0) {
-                double w = weight == null ? 1.0 : weight[g];
-                n += flows[g] * w;
-                minWeight = Math.min(minWeight, w);
+                n += flows[g] * (weight == null ? 1.0 : weight[g]);
             }
         }
         if (n <= 0 || speedMbps <= 0) {
             return 0;
         }
-        double link = speedMbps * 1000.0;
-        double top = link / minWeight;
-        double plain = link / n;
-        if (sentKbps == null) {
-            return plain;
-        }
-        // Per family, not per group: the delay and loss families split their flows by RTT band, and
-        // a long-RTT flow alone in its band's group, starved by a short-RTT one of the same CC, read
-        // as demand-limited and raised the fair rate for the flow starving it (algorithm.md
-        // defect 17). due = flows x weight; sent < 0 for any of a family's busy groups: unknown.
-        Map<String, double[]> fam = new LinkedHashMap<>();
-        for (int g = 0; g < flows.length && g < numGroups; g++) {
-            if (familyOfGroup[g] == null || flows[g] <= 0) {
-                continue;
-            }
-            double[] f = fam.computeIfAbsent(familyOfGroup[g], k -> new double[3]);
-            f[0] += flows[g] * (weight == null ? 1.0 : weight[g]);
-            if (g >= sentKbps.length || sentKbps[g] < 0) {
-                f[2] = 1;
-            } else {
-                f[1] += sentKbps[g];
-            }
-        }
-        double fair = plain;
-        double restLink = link;
-        double restFlows = n;
-        Set<String> limited = new HashSet<>();
-        boolean changed = true;
-        while (changed) {
-            changed = false;
-            for (Map.Entry<String, double[]> e : fam.entrySet()) {
-                double[] f = e.getValue();
-                if (f[2] != 0 || limited.contains(e.getKey())) {
-                    continue;
-                }
-                if (f[1] < fair * f[0] / (1L << limitedShareShift)) {
-                    limited.add(e.getKey());
-                    changed = true;
-                    restLink -= f[1];
-                    restFlows -= f[0];
-                }
-            }
-            if (changed) {
-                fair = restFlows > 1e-9 ? Math.max(plain, restLink / restFlows) : top;
-            }
-        }
-        return Math.min(fair, top);
+        return speedMbps * 1000.0 / n;
     }
 
     // Rate bin of kbps >> shift; NO_FAIR_RATE_BIN for 0 (callers pass the link's rate instead).

@@ -8,21 +8,18 @@ import java.util.Map;
 
 /**
  * Active flows per (device, port, group), which the queue allocation and the
- * fair rate need, and the rate each group forwarded since the previous
- * reading (for the fair rate's limited groups; unknown until two readings).
- * Ports without data count as having no flows.
+ * fair rate need (the fair rate does not use forwarded rates: docs/algorithm.md
+ * D12). Ports without data count as having no flows.
  */
 public final class StatsSnapshot {
 
     /** A snapshot with no data at all. */
-    public static final StatsSnapshot EMPTY = new StatsSnapshot(Map.of(), Map.of());
+    public static final StatsSnapshot EMPTY = new StatsSnapshot(Map.of());
 
     private final Map<String, Map<Long, int[]>> flows;
-    private final Map<String, Map<Long, double[]>> sent;
 
-    private StatsSnapshot(Map<String, Map<Long, int[]>> flows, Map<String, Map<Long, double[]>> sent) {
+    private StatsSnapshot(Map<String, Map<Long, int[]>> flows) {
         this.flows = flows;
-        this.sent = sent;
     }
 
     /**
@@ -38,18 +35,6 @@ public final class StatsSnapshot {
     }
 
     /**
-     * Rate each group of one port forwarded since the previous reading.
-     *
-     * @param deviceId device id
-     * @param port     port number
-     * @return kbit/s indexed by group id, or null when unknown
-     */
-    public double[] sentKbps(String deviceId, long port) {
-        Map<Long, double[]> d = sent.get(deviceId);
-        return d == null ? null : d.get(port);
-    }
-
-    /**
      * A new builder.
      *
      * @return builder
@@ -61,7 +46,6 @@ public final class StatsSnapshot {
     /** Builder. */
     public static final class Builder {
         private final Map<String, Map<Long, int[]>> flows = new HashMap<>();
-        private final Map<String, Map<Long, double[]>> sent = new HashMap<>();
 
         /**
          * Sets a port's active flows per group.
@@ -77,19 +61,6 @@ public final class StatsSnapshot {
         }
 
         /**
-         * Sets the rate each group of a port forwarded since the previous reading.
-         *
-         * @param deviceId device id
-         * @param port     port number
-         * @param kbps     kbit/s indexed by group id (copied)
-         * @return this
-         */
-        public Builder sent(String deviceId, long port, double[] kbps) {
-            sent.computeIfAbsent(deviceId, d -> new HashMap<>()).put(port, kbps.clone());
-            return this;
-        }
-
-        /**
          * Starts from an existing snapshot.
          *
          * @param s snapshot
@@ -97,7 +68,6 @@ public final class StatsSnapshot {
          */
         public Builder putAll(StatsSnapshot s) {
             s.flows.forEach((d, m) -> flows.computeIfAbsent(d, x -> new HashMap<>()).putAll(m));
-            s.sent.forEach((d, m) -> sent.computeIfAbsent(d, x -> new HashMap<>()).putAll(m));
             return this;
         }
 
@@ -107,7 +77,7 @@ public final class StatsSnapshot {
          * @return snapshot
          */
         public StatsSnapshot build() {
-            return new StatsSnapshot(flows, sent);
+            return new StatsSnapshot(flows);
         }
     }
 }

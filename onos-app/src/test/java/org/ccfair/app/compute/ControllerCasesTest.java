@@ -12,7 +12,6 @@ import org.junit.Test;
 
 import java.io.File;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
@@ -63,13 +62,10 @@ public class ControllerCasesTest {
         long speed = c.path("link_mbps").asLong();
         int[] flows = new int[groups];
         perGroup(c.path("flows"), ids, name, (g, v) -> flows[g] = v.asInt());
-        double[] sent = null;
-        if (c.has("sent_kbps")) {
-            double[] s = new double[groups];
-            Arrays.fill(s, -1.0); // absent: unknown
-            perGroup(c.path("sent_kbps"), ids, name, (g, v) -> s[g] = v.asDouble());
-            sent = s;
-        }
+        // The fair rate has no forwarded-rate input (docs/algorithm.md D12): a case that
+        // still gives one was written for the removed max-min step and would pass unread.
+        assertFalse(name + ": sent_kbps is no longer an input (docs/algorithm.md D12); delete it",
+                    c.has("sent_kbps"));
         List<FairnessIntent> intents = new ArrayList<>();
         if (c.has("weights") || c.has("queue_layout")) {
             FairnessIntent.Builder b = FairnessIntent.builder(p).id("case");
@@ -90,16 +86,13 @@ public class ControllerCasesTest {
             intents.add(b.build());
         }
         FabricView fabric = FabricView.builder().port(DEV, 1, PortRole.EDGE, speed).build();
-        StatsSnapshot.Builder sb = StatsSnapshot.builder().port(DEV, 1, flows);
-        if (sent != null) {
-            sb.sent(DEV, 1, sent);
-        }
-        DevicePolicy d = compiler.compile(fabric, intents, sb.build(), Map.of()).get(DEV);
+        StatsSnapshot st = StatsSnapshot.builder().port(DEV, 1, flows).build();
+        DevicePolicy d = compiler.compile(fabric, intents, st, Map.of()).get(DEV);
         PortPolicy port = d.port(1);
         TvfProfile tvf = d.profile(port.tvfProfileId());
         JsonNode e = c.path("expect");
 
-        double fair = compiler.fairKbps(speed, flows, sent);
+        double fair = compiler.fairKbps(speed, flows);
         double want = e.path("fair_kbps").asDouble();
         if (Math.abs(fair - want) > 1e-6 * Math.max(1, want)) {
             failures.add(name + ": fair_kbps " + fair + ", expected " + want);

@@ -180,58 +180,33 @@ public class PolicyCompilerTest {
         flows[hybrid1] = 1;
         double[] w = new double[g];
         java.util.Arrays.fill(w, 1.0);
-        assertEquals(c.fairKbps(20, flows, null), c.fairKbps(20, flows, null, w), 0);
+        assertEquals(c.fairKbps(20, flows), c.fairKbps(20, flows, w), 0);
         w[loss0] = 3;
-        assertEquals(20000.0 / 4, c.fairKbps(20, flows, null, w), 1e-9);
-        double[] sent = new double[g];
-        java.util.Arrays.fill(sent, -1.0);
-        sent[hybrid1] = 0; // stalled: leaves with its rate, the loss flow may take the port
-        assertEquals(20000.0 / 3, c.fairKbps(20, flows, sent, w), 1e-9);
-        // A lone flow of weight 0.5: its due (half the unit rate) may be the whole port.
+        assertEquals(20000.0 / 4, c.fairKbps(20, flows, w), 1e-9);
+        // A lone flow of weight 0.5: its due (half the unit rate) is the whole port.
         int[] one = new int[g];
         one[loss0] = 1;
         w[loss0] = 0.5;
-        java.util.Arrays.fill(sent, -1.0);
-        sent[loss0] = 0;
-        assertEquals(40000.0, c.fairKbps(20, one, sent, w), 1e-9);
+        assertEquals(40000.0, c.fairKbps(20, one, w), 1e-9);
+        // No long-lived flow, or no speed: none.
+        assertEquals(0.0, c.fairKbps(20, new int[g], w), 0);
+        assertEquals(0.0, c.fairKbps(0, one, w), 0);
     }
 
+    /**
+     * No max-min step (docs/algorithm.md D12): port speed / long-lived flows,
+     * ants and mice not counted, whatever each flow forwarded.
+     */
     @Test
-    public void fairRateLeavesOutGroupsThatDoNotUseTheirShare() {
-        int loss0 = P.groupId("loss", 0);
-        int model = P.groupId("hybrid", 1);
-        int delay0 = P.groupId("delay", 0);
-        int shift = (int) P.integer("controller", "limited_share_shift");
+    public void fairRateIsSpeedOverLongLivedFlows() {
         int[] flows = new int[g];
-        flows[loss0] = 1;
-        flows[model] = 1;
-        double[] sent = new double[g];
-        java.util.Arrays.fill(sent, -1.0);
-        // Unknown rates: speed / flows.
-        assertEquals(10000.0, c.fairKbps(20, flows, null), 1e-9);
-        assertEquals(10000.0, c.fairKbps(20, flows, sent), 1e-9);
-        // Both groups use their share: unchanged.
-        sent[loss0] = 10500;
-        sent[model] = 9000;
-        assertEquals(10000.0, c.fairKbps(20, flows, sent), 1e-9);
-        // One stalled flow: the other may use the whole port.
-        sent[model] = 40;
-        assertEquals(19960.0, c.fairKbps(20, flows, sent), 1e-9);
-        // Just above the limited threshold (fair >> shift): still counted.
-        sent[model] = 10000.0 / (1 << shift) + 1;
-        assertEquals(10000.0, c.fairKbps(20, flows, sent), 1e-9);
-        // Repeated: once the stalled group leaves, a group under the new fair >> shift leaves too,
-        // and the result never falls below speed / flows.
-        flows[delay0] = 2;
-        sent[model] = 0;
-        sent[delay0] = 2 * 5000.0 / (1 << shift) + 1;   // above 5000 >> shift per flow, below 6667 >> shift
-        sent[loss0] = 18000;
-        double once = (20000.0 - 0) / 3;                 // model left: 6667 per flow
-        assertTrue(sent[delay0] / 2 < once / (1 << shift));
-        assertEquals(20000.0 - sent[delay0], c.fairKbps(20, flows, sent), 1e-6);
-        // Every group limited: the port's speed.
-        sent[loss0] = 0;
-        assertEquals(20000.0, c.fairKbps(20, flows, sent), 1e-9);
+        flows[P.groupId("loss", 0)] = 1;
+        flows[P.groupId("hybrid", 1)] = 1;
+        flows[P.groupId("delay", 0)] = 1;
+        flows[(int) P.integer("groups", "ant")] = 5;
+        flows[(int) P.integer("groups", "mouse")] = 7;
+        assertEquals(20000.0 / 3, c.fairKbps(20, flows), 1e-9);
+        assertEquals(0.0, c.fairKbps(20, null), 0);
     }
 
     @Test
