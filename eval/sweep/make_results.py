@@ -743,10 +743,12 @@ def setup(s):
     """One line describing a validated scenario: flows per CC, RTTs, link, buffer, duration."""
     n = {}
     for f in s["flows"]:
-        n[f["cc"]] = n.get(f["cc"], 0) + 1
+        key = (f["cc"], f.get("app_rate_mbps"))
+        n[key] = n.get(key, 0) + 1
     rtts = sorted({f["rtt_ms"] for f in s["flows"]})
     return "%s; %s ms; %g Mbit/s, %d pkts; %g s (warm-up %g s)" % (
-        ", ".join("%d %s" % (k, SEED_NAMES[c]) for c, k in n.items()), "/".join("%g" % r for r in rtts),
+        ", ".join("%d %s%s" % (k, SEED_NAMES[c], "" if app is None else " offering %g Mbit/s" % app)
+                  for (c, app), k in n.items()), "/".join("%g" % r for r in rtts),
         s["rate_mbps"], s["buffer_pkts"], s["duration_s"], s["warmup_s"])
 
 
@@ -768,7 +770,7 @@ def unseen_section(unseen, wall=None):
     w("Every scenario file in `eval/scenarios/unseen/` (its README says what each "
       "checks), run as written (link, buffer, duration, warm-up and seed are the file's) with %s. ccfair's "
       "parameters (params/ccfair.json) were not tuned on these scenarios; no published reference. "
-      "One seed; JFI over all flows after warm-up. *mean* / *worst* are over the section's %d scenarios "
+      "One seed; JFI over all flows after warm-up (over each flow's max-min share where a file has application-limited flows, docs/eval.md). *mean* / *worst* are over the section's %d scenarios "
       "(worst: lowest JFI and utilisation, highest p99).%s\n"
       % (", ".join(UNSEEN_AQMS), len(stems), " **EVAL_QUICK: files cut to %d s.**" % QUICK_MAX_S if QUICK else ""))
     if not stems:

@@ -562,6 +562,14 @@ TestController()
                                                     << ", leave " << p.FlowsLeft(2) << ")");
 }
 
+// A case written for the removed max-min step (its forwarded rates) would pass unread: refused.
+void
+RefuseRemovedCaseKeys(const json& c, const std::string& name)
+{
+    if (c.contains("sent_kbps")) // the fair rate reads no forwarded rate since D12
+        throw std::invalid_argument("controller case " + name + ": sent_kbps was removed (algorithm.md D12)");
+}
+
 // testdata/controller/cases.json (format: testdata/README.md): the emulated controller's fair
 // rate, fair_rate_bin, centre bin, TVF and CTV ranges against the cases the ONOS app is tested on
 void
@@ -625,8 +633,7 @@ RunControllerCases(const std::string& path)
         std::vector<uint32_t> n(P::NUM_GROUPS, 0);
         for (const auto& [g, v] : c.at("flows").items())
             n[groupId(g)] = v.get<uint32_t>();
-        if (c.contains("sent_kbps")) // the fair rate reads no forwarded rate since D12
-            throw std::invalid_argument("controller case " + name + ": sent_kbps was removed (algorithm.md D12)");
+        RefuseRemovedCaseKeys(c, name);
         p.ApplyPolicy(n);
         const json& e = c.at("expect");
         const double fairKbps = e.at("fair_kbps").get<double>();
@@ -1363,6 +1370,16 @@ TestFairRate()
     n[model] = 1;
     n[delay1] = 1;
     CHECK(std::abs(Pipeline::FairRate(20e6, n, 2) - 20e6 / 3) < 1e-6, "speed / 3 long-lived flows");
+    std::string got;
+    try
+    {
+        RefuseRemovedCaseKeys(json::parse(R"({"name": "x", "sent_kbps": {"loss0": 1}})"), "x");
+    }
+    catch (const std::invalid_argument& ex)
+    {
+        got = ex.what();
+    }
+    CHECK(got == "controller case x: sent_kbps was removed (algorithm.md D12)", "a case with sent rates: \"" << got << "\"");
 }
 
 int

@@ -49,6 +49,19 @@ public class ControllerCasesTest {
         }
     }
 
+    @Test
+    public void aCaseWithSentRatesIsRefused() throws Exception {
+        JsonNode c = new ObjectMapper().readTree(
+                "{\"name\": \"x\", \"link_mbps\": 20, \"flows\": {\"loss0\": 1}, \"sent_kbps\": {\"loss0\": 1}}");
+        try {
+            check(c, new ArrayList<>());
+        } catch (AssertionError e) {
+            assertTrue(e.getMessage(), e.getMessage().contains("x: sent_kbps is no longer an input"));
+            return;
+        }
+        fail("a case with sent_kbps was accepted");
+    }
+
     private static void check(JsonNode c, List<String> failures) {
         String name = c.path("name").asText();
         assertFalse("case without a name", name.isEmpty());
