@@ -288,16 +288,16 @@ def jfi(xs):
 def maxmin_shares(total, demands):
     """Max-min fair split of `total` among flows wanting `demands` (None: unlimited), water-filling."""
     share = [0.0] * len(demands)
-    left, open_ = total, [i for i in range(len(demands))]
+    left, open_ = total, list(range(len(demands)))
     while open_ and left > 1e-12:
         each = left / len(open_)
-        capped = [i for i in open_ if demands[i] is not None and demands[i] - share[i] <= each]
-        if not capped:
+        capped = [i for i in open_ if demands[i] is not None and demands[i] <= each]
+        if not capped:  # every flow left wants more than an equal split of what is left
             for i in open_:
-                share[i] += each
+                share[i] = each
             break
-        for i in capped:
-            left -= demands[i] - share[i]
+        for i in capped:  # satisfied in full; the rest is split again
+            left -= demands[i]
             share[i] = demands[i]
             open_.remove(i)
     return share
