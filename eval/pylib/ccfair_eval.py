@@ -29,7 +29,7 @@ CCS = {
     "westwood": ("ns3::TcpWestwoodPlus", "loss"),  # Linux tcp_westwood is Westwood+
     "vegas": ("ns3::TcpVegas", "delay"),
     "veno": ("ns3::TcpVeno", "hybrid:loss_delay"),
-    "illinois": ("ns3::TcpIllinois", "hybrid:loss_delay"),
+    "illinois": ("ns3::TcpIllinoisLinux", "hybrid:loss_delay"),  # eval/sim/tcp-illinois-linux.h
     "yeah": ("ns3::TcpYeah", "hybrid:loss_delay"),
     "bbr": ("ns3::TcpBbr", "hybrid:model"),
     # DCTCP negotiates ECN; without ECN marks (FIFO) it only sees losses and behaves like Reno.
