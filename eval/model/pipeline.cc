@@ -224,6 +224,13 @@ Config::Defaults()
     c.cocoa_gi_mult = P::COCOA_GI_MULTIPLIER;
     c.cocoa_max_increase = P::COCOA_MAX_INCREASE;
     c.buffer_pkts = 0;
+    c.recompute_period_ns = uint64_t(P::CONTROLLER_RECOMPUTE_PERIOD_MS) * 1000000ULL;
+    c.corr_gain = P::CONTROLLER_CORRECTION_GAIN;
+    c.corr_step_bins = P::CONTROLLER_CORRECTION_STEP_BINS;
+    c.corr_max_bins = P::CONTROLLER_CORRECTION_MAX_BINS;
+    c.corr_min_util = P::CONTROLLER_CORRECTION_MIN_UTIL;
+    c.corr_release = P::CONTROLLER_CORRECTION_RELEASE;
+    c.corr_quantum_bins = P::CONTROLLER_CORRECTION_QUANTUM_BINS;
     return c;
 }
 
@@ -261,6 +268,7 @@ Pipeline::Pipeline(const Config& c, uint64_t seed)
     m_queueMap.assign(size_t(m_nGroups) * kSlots, 0);
     m_tvf.assign(m_nGroups, std::vector<uint16_t>(m_c.tvf_steps, uint16_t(m_c.pv_max)));
     m_shift.assign(m_nGroups, 0.0);
+    m_corr.assign(m_nGroups, 0.0);
     if (!m_c.family_weights.empty() && m_c.family_weights.size() != (m_nGroups - 2) / m_c.k)
         throw std::invalid_argument("ccfair: family_weights needs one weight per family (" +
                                     std::to_string((m_nGroups - 2) / m_c.k) + "), got " +
@@ -1288,7 +1296,7 @@ Pipeline::FirstQueues(const std::vector<uint32_t>& queues, QueueLayout layout)
 }
 
 void
-Pipeline::ControllerTick(uint64_t /* now_ns: the fair rate needs no rate since the last tick, D12 */)
+Pipeline::ControllerTick(uint64_t now)
 {
     // 1. active flows per group: pg_flow_enter - pg_flow_leave (stale until a slot is reused)
     std::vector<uint32_t> n(m_nGroups, 0);
@@ -1298,7 +1306,103 @@ Pipeline::ControllerTick(uint64_t /* now_ns: the fair rate needs no rate since t
         n[g] = in > out ? uint32_t(in - out) : 0;
         m_g[g].active = n[g];
     }
+    // 2. the share correction once per app round (recompute_period_ms; the model ticks faster),
+    // on what each group forwarded since the last round: pg_pkts bytes less the dropped share
+    // (GroupStats.forwardedBitsSince)
+    if (!m_corrPrimed || now >= m_corrFromNs + m_c.recompute_period_ns)
+    {
+        if (m_corrPrimed)
+        {
+            std::vector<double> fwd(m_nGroups, 0.0);
+            std::vector<uint64_t> sig(m_nGroups, 0);
+            for (uint32_t g = 0; g < m_nGroups; ++g)
+            {
+                const GroupStats &a = m_corrFrom[g], &b = m_g[g];
+                const uint64_t pkts = b.pkts - a.pkts, bytes = b.bytes - a.bytes, drops = b.drops - a.drops;
+                if (pkts > 0 && bytes > 0)
+                    fwd[g] = 8.0 * double(bytes) * double(pkts - std::min(pkts, drops)) / double(pkts);
+                sig[g] = drops + (b.marks - a.marks);
+            }
+            CorrectShares(n, fwd, sig, double(now - m_corrFromNs) * 1e-9);
+        }
+        m_corrFrom = m_g;
+        m_corrFromNs = now;
+        m_corrPrimed = true;
+    }
     ApplyPolicy(n);
+}
+
+double
+Pipeline::AppliedCorrection(uint32_t g) const
+{
+    const double qb = m_c.corr_quantum_bins;
+    return qb > 0 ? std::floor(m_corr[g] / qb + 0.5) * qb : m_corr[g];
+}
+
+void
+Pipeline::CorrectShares(const std::vector<uint32_t>& n, const std::vector<double>& fwd,
+                        const std::vector<uint64_t>& sig, double seconds)
+{
+    // ShareCorrection.step, term for term (docs/algorithm.md D13)
+    const std::vector<double> w = GroupWeights(); // 1 per long-lived group under per-flow
+    const uint32_t first = 2;                     // long-lived groups: 2.. (ants 0, mice 1)
+    double total = 0;
+    for (uint32_t g = 0; g < m_nGroups; ++g)
+        total += fwd[g];
+    for (uint32_t g = first; g < m_nGroups; ++g)
+        if (n[g] == 0)
+            m_corr[g] = 0.0; // a group without flows has nothing to correct
+    // Only groups the AQM signalled this round (a drop or a mark) take part; the others' decay
+    // by correction_release. A group below its share that was not signalled is held back by its
+    // own demand or growth, not by the AQM: a higher curve would not help it and would only
+    // lower the others' (an application-limited group would take the whole positive
+    // correction); and a correction it earned while signalled must not outlive the signal.
+    const auto part = [&](uint32_t g) { return n[g] > 0 && sig[g] > 0; };
+    if (m_c.corr_gain <= 0 || seconds <= 0)
+        return;
+    const double util = total / (double(m_c.link_rate_bps) * seconds);
+    if (util < m_c.corr_min_util)
+    {
+        // the link has room: a group held below its share by the correction could use it, so
+        // the corrections are released (work conservation before fairness)
+        for (uint32_t g = first; g < m_nGroups; ++g)
+            m_corr[g] *= m_c.corr_release;
+        return;
+    }
+    double sf = 0, sw = 0;
+    for (uint32_t g = first; g < m_nGroups; ++g)
+        if (part(g))
+            sf += fwd[g], sw += double(n[g]) * w[g];
+    if (sf <= 0 || sw <= 0)
+        return;
+    const double ref = sf / sw; // bits per unit of weight
+    for (uint32_t g = first; g < m_nGroups; ++g)
+    {
+        if (!part(g))
+        {
+            m_corr[g] *= m_c.corr_release;
+            continue;
+        }
+        const double x = std::max(fwd[g] / (double(n[g]) * w[g]), ref / 1000.0);
+        const double err = double(m_c.tvf_steps_per_decade) * std::log10(x / ref); // bins above its share
+        const double step = std::clamp(m_c.corr_gain * err, -m_c.corr_step_bins, m_c.corr_step_bins);
+        m_corr[g] = std::clamp(m_corr[g] - step, -m_c.corr_max_bins, m_c.corr_max_bins);
+    }
+    // the participants re-centred so that the flow-weighted sum over every group with flows is
+    // 0: the correction moves share between groups, it does not raise or lower every curve
+    // against the queue's CTV range
+    double sumC = 0, sumN = 0;
+    for (uint32_t g = first; g < m_nGroups; ++g)
+    {
+        if (n[g] > 0)
+            sumC += double(n[g]) * m_corr[g];
+        if (part(g))
+            sumN += double(n[g]);
+    }
+    const double mean = sumC / sumN;
+    for (uint32_t g = first; g < m_nGroups; ++g)
+        if (part(g))
+            m_corr[g] = std::clamp(m_corr[g] - mean, -m_c.corr_max_bins, m_c.corr_max_bins);
 }
 
 void
@@ -1310,8 +1414,10 @@ Pipeline::ApplyPolicy(const std::vector<uint32_t>& n)
     const bool weighted = !m_c.family_weights.empty();
     const bool shared = m_c.queue_layout == QueueLayout::Shared;
     // 1. per group the curve's shift, steps_per_decade x log10(w) bins (PolicyCompiler.family)
+    // plus the share correction (D13) as applied
     for (uint32_t g = 0; g < m_nGroups; ++g)
-        m_shift[g] = weighted && w[g] > 0 ? double(m_c.tvf_steps_per_decade) * std::log10(w[g]) : 0.0;
+        m_shift[g] = (weighted && w[g] > 0 ? double(m_c.tvf_steps_per_decade) * std::log10(w[g]) : 0.0) +
+                     AppliedCorrection(g);
     // 2. fair rate of a long-lived flow (PolicyCompiler.fairKbps): port_cfg's, weights ignored
     const double fair = FairRate(double(m_c.link_rate_bps), n, 2);
     const bool noFair = fair <= 0;

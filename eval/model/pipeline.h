@@ -80,6 +80,10 @@ struct Config
     uint32_t cocoa_initial, cocoa_min, cocoa_max, cocoa_max_gi_ms;
     double cocoa_gi_mult, cocoa_max_increase;
     uint32_t buffer_pkts;         // model-only TM: the port's shared buffer (0 = unlimited)
+    // the controller's share correction (docs/algorithm.md D13; params controller.correction_*),
+    // once per round of recompute_period_ns
+    uint64_t recompute_period_ns;
+    double corr_gain, corr_step_bins, corr_max_bins, corr_min_util, corr_release, corr_quantum_bins;
     // model-only: the switch's timestamp at the model's time 0. A switch has run for a
     // while; at 0 every empty slot would sit in sig_check's 400 ms blind window.
     uint64_t clock_offset_ns = 1ULL << 30;
@@ -266,6 +270,17 @@ class Pipeline
     /** The app's compileDevice for the model's port, from active flows per group: fair rate,
      *  fair_rate_bin, TVFs, queue_map, CTV ranges. */
     void ApplyPolicy(const std::vector<uint32_t>& flows);
+    /** One round of the share correction (D13; the app's ShareCorrection.step): from each group's
+     *  active flows, the bits it forwarded and the packets the AQM dropped or marked of it
+     *  (`signalled`) over `seconds`, moves each long-lived group's correction (bins added to its
+     *  curve's shift at the next ApplyPolicy). */
+    void CorrectShares(const std::vector<uint32_t>& flows, const std::vector<double>& forwardedBits,
+                       const std::vector<uint64_t>& signalled, double seconds);
+    const std::vector<double>& Correction() const { return m_corr; }
+    /** Group g's correction as ApplyPolicy adds it to the curve's shift: in steps of
+     *  correction_quantum_bins (ShareCorrection.applied). */
+    double AppliedCorrection(uint32_t g) const;
+    void SetCorrection(const std::vector<double>& c) { m_corr = c; }
 
     // --- read-out (model-only: as a register read of the flow's slot)
     /** Group of the flow (either direction); -1 if its slot does not hold it. */
@@ -417,6 +432,11 @@ class Pipeline
     uint32_t m_centreBin = 0;                 // its bin (PolicyCompiler.centreBin): the TVF centre
     // per group the curve's weight shift steps_per_decade x log10(w), real (Tvf.shiftOf; 0 per-flow)
     std::vector<double> m_shift;
+    // the share correction per group, bins (D13), and the counters at the start of its round
+    std::vector<double> m_corr;
+    std::vector<GroupStats> m_corrFrom;
+    uint64_t m_corrFromNs = 0;
+    bool m_corrPrimed = false;
     // model-only
     std::vector<std::array<uint32_t, 4>> m_key; // per slot: the claiming packet's tuple (traces)
     std::vector<QueueState> m_q;

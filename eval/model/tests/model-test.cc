@@ -634,8 +634,29 @@ RunControllerCases(const std::string& path)
         for (const auto& [g, v] : c.at("flows").items())
             n[groupId(g)] = v.get<uint32_t>();
         RefuseRemovedCaseKeys(c, name);
+        // one round of the share correction (D13) before the policy: the state it starts from,
+        // what each group forwarded over the window
+        if (c.contains("correction"))
+        {
+            const json& k = c.at("correction");
+            std::vector<double> before(P::NUM_GROUPS, 0.0), bits(P::NUM_GROUPS, 0.0);
+            std::vector<uint64_t> sig(P::NUM_GROUPS, 0);
+            for (const auto& [g, v] : k.at("before").items())
+                before[groupId(g)] = v.get<double>();
+            for (const auto& [g, v] : k.at("signalled").items())
+                sig[groupId(g)] = v.get<uint64_t>();
+            const double window = k.at("window_s").get<double>();
+            for (const auto& [g, v] : k.at("forwarded_kbps").items())
+                bits[groupId(g)] = v.get<double>() * 1e3 * window;
+            p.SetCorrection(before);
+            p.CorrectShares(n, bits, sig, window);
+        }
         p.ApplyPolicy(n);
         const json& e = c.at("expect");
+        if (e.contains("correction_bins"))
+            for (const auto& [g, v] : e.at("correction_bins").items())
+                CHECK(std::fabs(p.AppliedCorrection(groupId(g)) - v.get<double>()) < 1e-9,
+                      g << " correction " << p.AppliedCorrection(groupId(g)) << " bins, want " << v);
         const double fairKbps = e.at("fair_kbps").get<double>();
         // fair_kbps 0 = no long-lived flow: the model's fair rate is then the link (README)
         if (fairKbps > 0)

@@ -133,6 +133,8 @@ public class AppComponent implements CcfairService {
     private IntentStore store;
     private PolicyEngine engine;
     private final StatsCache statsCache = new StatsCache();
+    // Origin of the statistics readings' monotonic time (the share correction's windows).
+    private final long readingClockOrigin = System.nanoTime();
     // Stats indices netcfg fixes per device (CcfairConfig); other devices get StatsIndex.assign.
     private volatile Map<String, Map<Long, Integer>> fixedIndices = Map.of();
     private Cocoa cocoa;
@@ -350,6 +352,9 @@ public class AppComponent implements CcfairService {
      * @param ms period
      */
     synchronized void schedule(long ms) {
+        // The share correction's windows last about a round: a round an event triggers
+        // sooner reads the flows but leaves the window open (StatsCache).
+        statsCache.setMinWindowMs(ms / 2);
         RoundRunner r = runner;
         if (r == null || ms == periodMs) {
             return;
@@ -420,7 +425,12 @@ public class AppComponent implements CcfairService {
                 }
             });
             try {
-                statsCache.update(d, statsSource.read(d, ports));
+                // A reading's time: the middle of its read, on a monotonic clock (the share
+                // correction divides what a group forwarded by the time between two readings).
+                long t0 = System.nanoTime();
+                Map<Long, List<GroupStats>> read = statsSource.read(d, ports);
+                long t1 = System.nanoTime();
+                statsCache.update(d, read, ((t0 - readingClockOrigin) + (t1 - readingClockOrigin)) / 2_000_000);
                 observeQueues(statsSource, d, fabric, ports);
             } catch (Exception e) {
                 log.warn("ccfair cannot read statistics of {}: {}", d, e.getMessage());

@@ -36,11 +36,15 @@ import java.util.TreeMap;
  * <li>TVFs: centred on the port's fair-rate bin (the link's bin without
  * long-lived flows), the same curve for every group (per-flow) or each
  * family's curve shifted by its weight (weighted-groups); see {@link Tvf}.
- * Ports share a profile when their curves are equal. A device gets at most
- * {@link #profileBudget()} profiles: with more distinct centres the centres
- * are quantised (see {@link #compileDevice}).</li>
+ * Each long-lived group's curve is also shifted by the port's share correction
+ * ({@link ShareCorrection}, docs/algorithm.md D13), so a corrected port needs
+ * curves of its own. Ports share a profile when their curves are equal. A
+ * device gets at most {@link #profileBudget()} profiles: when its ports need
+ * more, the smallest corrections are dropped first and the centres are
+ * quantised only if the uncorrected curves alone need more (see
+ * {@link #compileDevice}).</li>
  * <li>CTV range of a queue: the PVs of its group's curve at the port's fair
- * bin + the group's rounded weight shift + aqm.ctv_floor_bins (lowest CTV) and
+ * bin + the group's rounded shift (weight and share correction) + aqm.ctv_floor_bins (lowest CTV) and
  * + aqm.ctv_ceiling_bins (highest CTV), as the ns-3 model sets them. The
  * shared layout's common queue takes the range of a weight-1 curve (the
  * ants'); with weighted-groups its port's curves are then centred on the rate
@@ -76,8 +80,9 @@ public final class PolicyCompiler {
     private final boolean[] longLived;
     private final int ant;
     private final int mouse;
-    // One TVF family per distinct objective + weights: its curves by centre bin.
+    // One TVF family per distinct objective + weights (+ share correction): its curves by centre bin.
     private final Map<String, TvfFamily> families = new HashMap<>();
+    private final ShareCorrection correction;
     private final int profileBudget;
     // Per-device scratch of compileDevice (the compiler is single-threaded).
     private int stamp;
@@ -119,7 +124,11 @@ public final class PolicyCompiler {
 
     /** The curves of one objective + weights: per group a shift, per centre bin a profile. */
     private static final class TvfFamily {
+        final String key;
         final double[] shift;
+        // a corrected family (D13) lives while a compile() uses it
+        final boolean corrected;
+        int usedStamp;
         final int[] binShift;
         final TvfProfile[] byCentre;
         // compileDevice scratch: seen[bin] == stamp marks a centre a port of the device needs;
@@ -128,8 +137,10 @@ public final class PolicyCompiler {
         final int[] mapTo;
         int deviceStamp;
 
-        TvfFamily(double[] shift, int bins) {
+        TvfFamily(String key, double[] shift, int bins, boolean corrected) {
+            this.key = key;
             this.shift = shift;
+            this.corrected = corrected;
             this.binShift = new int[shift.length];
             for (int g = 0; g < shift.length; g++) {
                 binShift[g] = (int) Math.round(shift[g]);
@@ -169,6 +180,7 @@ public final class PolicyCompiler {
         this.statsIndices = (int) params.integer("ports", "stats_indices");
         this.ant = (int) params.integer("groups", "ant");
         this.mouse = (int) params.integer("groups", "mouse");
+        this.correction = new ShareCorrection(params);
         this.demand = new double[numGroups];
         this.frac = new double[numGroups];
         this.familyOfGroup = new String[numGroups];
@@ -218,6 +230,15 @@ public final class PolicyCompiler {
     }
 
     /**
+     * The per-port share correction (docs/algorithm.md D13) this compiler applies.
+     *
+     * @return the correction state
+     */
+    public ShareCorrection correction() {
+        return correction;
+    }
+
+    /**
      * Initial buffer limit of adaptive queues (cocoa.initial_limit_pkts).
      *
      * @return packets
@@ -239,6 +260,7 @@ public final class PolicyCompiler {
                                                    StatsSnapshot stats, Map<String, DevicePolicy> previous) {
         List<FairnessIntent> sorted = sort(intents);
         plans.clear();
+        int compileStart = stamp + 1;
         SortedMap<String, DevicePolicy> out = new TreeMap<>();
         List<FairnessIntent> touching = new ArrayList<>();
         for (String d : fabric.deviceIds()) {
@@ -250,6 +272,17 @@ public final class PolicyCompiler {
             }
             out.put(d, compileDevice(d, fabric.ports(d), touching, stats, previous.get(d)));
         }
+        // Corrected curves no port asked for this time are dropped (they change every round).
+        families.values().removeIf(f -> f.corrected && f.usedStamp < compileStart);
+        // Corrections of ports no longer in the fabric are forgotten (a port that comes back
+        // starts from 0).
+        Map<String, java.util.Set<Long>> live = new HashMap<>();
+        for (String d : fabric.deviceIds()) {
+            java.util.Set<Long> ps = new java.util.HashSet<>();
+            fabric.ports(d).forEach(p -> ps.add(p.number()));
+            live.put(d, ps);
+        }
+        correction.retain(live);
         return out;
     }
 
@@ -268,9 +301,12 @@ public final class PolicyCompiler {
     /**
      * Compiles one device.
      *
-     * <p>TVF profiles: each port wants its intent's curves centred on its
-     * {@link #centreBin}. When the device needs more distinct (weights, centre)
-     * curves than {@link #profileBudget()}, the centres are quantised,
+     * <p>TVF profiles: each port wants its intent's curves, shifted by its
+     * share correction, centred on its {@link #centreBin}. When the device
+     * needs more distinct (curves, centre) profiles than
+     * {@link #profileBudget()}, the ports with the smallest corrections (sum
+     * of |bins|) run uncorrected, their correction forgotten, until the rest
+     * fit; if the uncorrected curves alone need more, the centres are quantised,
      * deterministically: take the smallest radius r such that, splitting each
      * weight set's needed centres greedily from the lowest bin into runs whose
      * bins lie within 2r of the run's first, gives at most the budget runs in
@@ -295,9 +331,10 @@ public final class PolicyCompiler {
         int[][] flowsOf = new int[n][];
         int[] centre = new int[n];
         double[] fair = new double[n];
+        TvfFamily[] famOf = new TvfFamily[n];
+        double[] corrMagnitude = new double[n];
         stamp++;
         deviceFamilies.clear();
-        int distinct = 0;
         for (int i = 0; i < n; i++) {
             FabricView.Port p = ports.get(i);
             if (p.statsIndex() < 0 || p.statsIndex() >= statsIndices) {
@@ -308,18 +345,50 @@ public final class PolicyCompiler {
             FairnessIntent in = governing(intents, deviceId, p.number());
             governing[i] = in;
             Plan plan = plan(in);
-            TvfFamily fam = plan.tvf;
             flowsOf[i] = stats.flows(deviceId, p.number());
             fair[i] = fairKbps(p.speedMbps(), flowsOf[i]);
             // One queue for flows of every weight: only the PV law can weigh them, so the
             // curves centre on the rate of a weight-1 flow (fair[i] stays the port_cfg rate).
-            int c = centreBin(p.speedMbps(), plan.weightedShared
+            centre[i] = centreBin(p.speedMbps(), plan.weightedShared
                     ? fairKbps(p.speedMbps(), flowsOf[i], plan.weight) : fair[i]);
-            centre[i] = c;
+            // The port's share correction (D13) shifts its curves: a family of its own.
+            double[] corr = correction.update(deviceId, p.number(), stats.round(), flowsOf[i],
+                                              stats.forwarded(deviceId, p.number()), p.speedMbps(), plan.weight);
+            famOf[i] = corr == null ? plan.tvf : corrected(plan.tvf, corr);
+            for (int g = 0; corr != null && g < corr.length; g++) {
+                corrMagnitude[i] += Math.abs(corr[g]);
+            }
+        }
+        // More distinct profiles (curve set, centre) than the budget: the ports with the
+        // smallest corrections run uncorrected (their correction restarts from 0) until the
+        // rest fit without quantising any centre; if the uncorrected ports alone need more,
+        // no port is corrected and the centres are quantised as before (below).
+        while (distinctProfiles(famOf, centre) > profileBudget) {
+            int least = -1;
+            for (int i = 0; i < n; i++) {
+                if (famOf[i] != null && famOf[i].corrected
+                        && (least < 0 || corrMagnitude[i] < corrMagnitude[least])) {
+                    least = i;
+                }
+            }
+            if (least < 0) {
+                break;
+            }
+            famOf[least] = plan(governing[least]).tvf;
+            correction.forget(deviceId, ports.get(least).number());
+        }
+        int distinct = 0;
+        for (int i = 0; i < n; i++) {
+            TvfFamily fam = famOf[i];
+            if (fam == null) {
+                continue;
+            }
+            fam.usedStamp = stamp;
             if (fam.deviceStamp != stamp) {
                 fam.deviceStamp = stamp;
                 deviceFamilies.add(fam);
             }
+            int c = centre[i];
             if (fam.seen[c] != stamp) {
                 fam.seen[c] = stamp;
                 fam.mapTo[c] = c;
@@ -354,12 +423,13 @@ public final class PolicyCompiler {
             }
             FabricView.Port p = ports.get(i);
             Plan plan = plan(in);
-            TvfProfile profile = profileOf(plan.tvf, plan.tvf.mapTo[centre[i]]);
+            TvfFamily fam = famOf[i];
+            TvfProfile profile = profileOf(fam, fam.mapTo[centre[i]]);
             int profileId = profileId(profile, ids, previous, deviceId);
             Cocoa c = cocoa;
             int[] limits = plan.adaptive && c != null ? c.limits(deviceId, p.number(), numQueues, plan.buffer) : null;
             QueueSplit queues = split(plan, flowsOf[i]);
-            int[][] ctv = ctvRange(queues, profile, centre[i], plan.tvf.binShift);
+            int[][] ctv = ctvRange(queues, profile, centre[i], fam.binShift);
             out.add(new PortPolicy(p.number(), p.role(), in.id(), queues, profileId,
                                    portFairBin(p.speedMbps(), fair[i]), plan.mM, in.targetDelayUs(),
                                    plan.adaptive, plan.buffer, limits, ctv[0], ctv[1], p.statsIndex()));
@@ -699,10 +769,41 @@ public final class PolicyCompiler {
             for (int g = 0; g < numGroups; g++) {
                 shift[g] = familyOfGroup[g] == null || perFlow ? 0.0 : tvf.shiftOf(in.weight(familyOfGroup[g]));
             }
-            f = new TvfFamily(shift, tvf.steps());
+            f = new TvfFamily(key, shift, tvf.steps(), false);
             families.put(key, f);
         }
         return f;
+    }
+
+    // The curves of a base family with a port's share correction (bins) added to each shift.
+    private TvfFamily corrected(TvfFamily base, double[] corr) {
+        String key = base.key + " c" + java.util.Arrays.toString(corr);
+        TvfFamily f = families.get(key);
+        if (f == null) {
+            double[] shift = new double[numGroups];
+            for (int g = 0; g < numGroups; g++) {
+                shift[g] = base.shift[g] + (g < corr.length ? corr[g] : 0.0);
+            }
+            f = new TvfFamily(key, shift, tvf.steps(), true);
+            families.put(key, f);
+        }
+        return f;
+    }
+
+    // Profiles the ports need unquantised: distinct (curve set, centre bin) pairs.
+    private static int distinctProfiles(TvfFamily[] famOf, int[] centre) {
+        Map<TvfFamily, java.util.BitSet> s = new java.util.IdentityHashMap<>();
+        int count = 0;
+        for (int i = 0; i < famOf.length; i++) {
+            if (famOf[i] != null) {
+                java.util.BitSet b = s.computeIfAbsent(famOf[i], f -> new java.util.BitSet());
+                if (!b.get(centre[i])) {
+                    b.set(centre[i]);
+                    count++;
+                }
+            }
+        }
+        return count;
     }
 
     private TvfProfile profileOf(TvfFamily f, int centreBin) {

@@ -99,11 +99,41 @@ public class ControllerCasesTest {
             intents.add(b.build());
         }
         FabricView fabric = FabricView.builder().port(DEV, 1, PortRole.EDGE, speed).build();
-        StatsSnapshot st = StatsSnapshot.builder().port(DEV, 1, flows).build();
-        DevicePolicy d = compiler.compile(fabric, intents, st, Map.of()).get(DEV);
+        StatsSnapshot.Builder sb = StatsSnapshot.builder().port(DEV, 1, flows);
+        if (c.has("correction")) {
+            // One round of the share correction (D13): its state before, what each group
+            // forwarded over the window.
+            JsonNode k = c.path("correction");
+            for (String key : List.of("before", "forwarded_kbps", "signalled", "window_s")) {
+                if (!k.has(key)) {
+                    throw new IllegalArgumentException(name + ": correction." + key + " is missing");
+                }
+            }
+            double window = k.path("window_s").asDouble();
+            double[] before = new double[groups];
+            double[] bits = new double[groups];
+            long[] signalled = new long[groups];
+            perGroup(k.path("before"), ids, name, (g, v) -> before[g] = v.asDouble());
+            perGroup(k.path("signalled"), ids, name, (g, v) -> signalled[g] = v.asLong());
+            perGroup(k.path("forwarded_kbps"), ids, name, (g, v) -> bits[g] = v.asDouble() * 1e3 * window);
+            compiler.correction().set(DEV, 1, before);
+            sb.forwarded(DEV, 1, bits, signalled, window);
+        }
+        DevicePolicy d = compiler.compile(fabric, intents, sb.build(), Map.of()).get(DEV);
         PortPolicy port = d.port(1);
         TvfProfile tvf = d.profile(port.tvfProfileId());
         JsonNode e = c.path("expect");
+        double[] applied = compiler.correction().current(DEV, 1);
+        Iterator<Map.Entry<String, JsonNode>> corr = e.path("correction_bins").fields();
+        while (corr.hasNext()) {
+            Map.Entry<String, JsonNode> g = corr.next();
+            int gid = group(ids, g.getKey(), name);
+            double got = gid < applied.length ? applied[gid] : 0.0;
+            if (Math.abs(got - g.getValue().asDouble()) > 1e-9) {
+                failures.add(name + ": correction of " + g.getKey() + " " + got + " bins, expected "
+                                     + g.getValue().asDouble());
+            }
+        }
 
         double fair = compiler.fairKbps(speed, flows);
         double want = e.path("fair_kbps").asDouble();

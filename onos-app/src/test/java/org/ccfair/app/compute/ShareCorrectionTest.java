@@ -1,0 +1,225 @@
+/*
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package org.ccfair.app.compute;
+
+import org.ccfair.app.CcfairParams;
+import org.ccfair.app.policy.FairnessIntent;
+import org.junit.Test;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.junit.Assert.assertArrayEquals;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertTrue;
+
+/**
+ * The share correction's rule (docs/algorithm.md D13) and its place in the
+ * compiler; the values a round gives are also held by the controller cases.
+ */
+public class ShareCorrectionTest {
+
+    private static final CcfairParams P = CcfairParams.load();
+    private final int groups = P.numGroups();
+    private final int loss1 = P.groupId("loss", 1);
+    private final int hyb1 = P.groupId("hybrid", 1);
+    private final int delay0 = P.groupId("delay", 0);
+
+    private double[] weights() {
+        double[] w = new double[groups];
+        for (int g = 0; g < groups; g++) {
+            w[g] = P.familyOf(g) == null ? 0 : 1;
+        }
+        return w;
+    }
+
+    private int[] flows(int l, int h) {
+        int[] f = new int[groups];
+        f[loss1] = l;
+        f[hyb1] = h;
+        return f;
+    }
+
+    // both groups dropped or marked 3 packets in the round
+    private long[] sig() {
+        return java.util.Arrays.stream(flows(3, 3)).asLongStream().toArray();
+    }
+
+    private double[] bits(double l, double h) {
+        double[] b = new double[groups];
+        b[loss1] = l;
+        b[hyb1] = h;
+        return b;
+    }
+
+    @Test
+    public void aRoundStepsAtMostStepBinsAndStaysWithinMaxBins() {
+        ShareCorrection s = new ShareCorrection(P);
+        double step = P.real("controller", "correction_step_bins");
+        double max = P.real("controller", "correction_max_bins");
+        double[] c = new double[groups];
+        // hybrid1 forwards ~2000 x loss1's (utilisation 0.98): errors of tens of bins, one
+        // round moves each by step_bins; rounds go on until max_bins holds them
+        for (int round = 1; round <= 4; round++) {
+            s.step(c, flows(1, 1), bits(1e4, 19.5e6), sig(), 0, 1, 20e6, weights());
+            assertEquals("round " + round, Math.min(max, round * step), c[loss1], 1e-12);
+            assertEquals(-Math.min(max, round * step), c[hyb1], 1e-12);
+        }
+    }
+
+    @Test
+    public void recentredToAFlowWeightedMeanOfZero() {
+        ShareCorrection s = new ShareCorrection(P);
+        double[] c = new double[groups];
+        s.step(c, flows(3, 1), bits(12e6, 7.6e6), sig(), 0, 1, 20e6, weights());
+        assertEquals(0.0, 3 * c[loss1] + c[hyb1], 1e-12);
+        assertTrue("the group above its per-flow share goes down", c[hyb1] < 0);
+    }
+
+    @Test
+    public void groupsWithoutFlowsGoToZeroAndAnIdleLinkReleases() {
+        ShareCorrection s = new ShareCorrection(P);
+        double[] c = new double[groups];
+        double r = P.real("controller", "correction_release");
+        c[loss1] = 2;
+        c[hyb1] = -2;
+        c[delay0] = 1.5; // no flows left
+        s.step(c, flows(1, 1), bits(5e6, 5e6), sig(), 0, 1, 20e6, weights()); // utilisation 0.5
+        assertEquals(0.0, c[delay0], 0);
+        assertEquals(2 * r, c[loss1], 1e-12);
+        assertEquals(-2 * r, c[hyb1], 1e-12);
+        // the window counts: 19.6 Mbit over 2 s of a 20 Mbit/s port is utilisation 0.49
+        s.step(c, flows(1, 1), bits(9.8e6, 9.8e6), sig(), 0, 2, 20e6, weights());
+        assertEquals(2 * r * r, c[loss1], 1e-12);
+    }
+
+    @Test
+    public void aGroupTheAqmDidNotSignalDecaysAndTakesNoPart() {
+        ShareCorrection s = new ShareCorrection(P);
+        double[] c = new double[groups];
+        c[delay0] = 0.25;
+        int[] f = flows(1, 1);
+        f[delay0] = 1; // application-limited: far below its share, never dropped or marked
+        double[] b = bits(7e6, 11e6);
+        b[delay0] = 1.6e6;
+        s.step(c, f, b, sig(), 0, 1, 20e6, weights());
+        assertEquals("decays", 0.25 * P.real("controller", "correction_release"), c[delay0], 1e-12);
+        assertTrue("the signalled group below its share goes up", c[loss1] > 0);
+        assertTrue(c[hyb1] < 0);
+        assertEquals("flow-weighted sum over every group with flows", 0.0, c[delay0] + c[loss1] + c[hyb1], 1e-12);
+    }
+
+    @Test
+    public void oneStepPerSnapshotRoundAndQuarterBinSteps() {
+        ShareCorrection s = new ShareCorrection(P);
+        StatsSnapshot snap = StatsSnapshot.builder().port("d", 1, flows(1, 1))
+                .forwarded("d", 1, bits(8e6, 11.6e6), sig(), 1).build();
+        double[] a = s.update("d", 1, snap.round(), flows(1, 1), snap.forwarded("d", 1), 20, weights());
+        double[] b = s.update("d", 1, snap.round(), flows(1, 1), snap.forwarded("d", 1), 20, weights());
+        assertEquals(0.75, a[loss1], 0);
+        assertArrayEquals("the same round read twice steps once", a, b, 0);
+        assertNull("no window, no step, nothing to apply",
+                   s.update("d", 2, snap.round(), flows(1, 1), null, 20, weights()));
+    }
+
+    @Test
+    public void aWindowRepeatedInALaterSnapshotIsNotSteppedAgain() {
+        // A device whose read failed (or that this node no longer reads) keeps its last
+        // window in the cache, so later snapshots repeat it: it must not step again.
+        ShareCorrection s = new ShareCorrection(P);
+        long reading = StatsSnapshot.newReading();
+        for (int round = 1; round <= 3; round++) {
+            StatsSnapshot snap = StatsSnapshot.builder().port("d", 1, flows(1, 1))
+                    .forwarded("d", 1, bits(8e6, 11.6e6), sig(), 0, 1, reading).build();
+            double[] a = s.update("d", 1, snap.round(), flows(1, 1), snap.forwarded("d", 1), 20, weights());
+            assertEquals("round " + round + " repeats the window of round 1", 0.75, a[loss1], 0);
+        }
+        // A new reading with the same rates steps again: 0.6455 + 0.7051 = 1.3506 and
+        // -0.6455 - 0.5859 = -1.2314, re-centred by 0.0596: +-1.2910, applied +-1.25.
+        StatsSnapshot snap = StatsSnapshot.builder().port("d", 1, flows(1, 1))
+                .forwarded("d", 1, bits(8e6, 11.6e6), sig(), 1).build();
+        double[] a = s.update("d", 1, snap.round(), flows(1, 1), snap.forwarded("d", 1), 20, weights());
+        assertEquals(1.25, a[loss1], 0);
+        assertEquals(-1.25, a[hyb1], 0);
+    }
+
+    /**
+     * Dropping corrections must not cost an uncorrected port its own centre:
+     * the budget counts (curves, centre) profiles, not curve sets. Ports 1 and
+     * 2 (no window) need their own centres, port 3 (no window) the 10 Mbit/s
+     * one, ports 4 and 5 (that centre) corrected curves: 5 profiles. Port 4,
+     * the smaller correction, runs uncorrected on port 3's profile; 4 fit
+     * without quantising any centre.
+     */
+    @Test
+    public void droppedCorrectionsNeverQuantiseAnUncorrectedPortsCentre() {
+        PolicyCompiler c = new PolicyCompiler(P);
+        int budget = c.profileBudget();
+        assertEquals("the derivation below assumes a budget of 4 profiles", 4, budget);
+        FabricView.Builder fb = FabricView.builder();
+        StatsSnapshot.Builder sb = StatsSnapshot.builder();
+        int[][] f = {null, flows(2, 1), flows(3, 2), flows(1, 1), flows(1, 1), flows(1, 1)};
+        for (int i = 1; i <= 5; i++) {
+            fb.port("device:s1", i, PortRole.EDGE, 20);
+            sb.port("device:s1", i, f[i]);
+        }
+        sb.forwarded("device:s1", 4, bits(9.2e6, 10.4e6), sig(), 1);
+        sb.forwarded("device:s1", 5, bits(8e6, 11.6e6), sig(), 1);
+        DevicePolicy d = c.compile(fb.build(), List.<FairnessIntent>of(), sb.build(), Map.of()).get("device:s1");
+        int ant = (int) P.integer("groups", "ant");
+        int half = (int) P.integer("tvf", "pv_max") / 2;
+        Set<Integer> ids = new HashSet<>();
+        for (int i = 1; i <= 5; i++) {
+            ids.add(d.port(i).tvfProfileId());
+            int centre = c.centreBin(20, c.fairKbps(20, f[i]));
+            assertEquals("port " + i + ": its curves centred on its own bin " + centre, half,
+                         d.profile(d.port(i).tvfProfileId()).pv(ant, centre));
+        }
+        assertEquals(budget, ids.size());
+        assertEquals("port 4 runs on port 3's uncorrected profile", d.port(3).tvfProfileId(),
+                     d.port(4).tvfProfileId());
+        assertEquals("port 4's correction is forgotten", 0, c.correction().current("device:s1", 4).length);
+        assertEquals(0.75, c.correction().current("device:s1", 5)[loss1], 0);
+    }
+
+    /**
+     * Corrected ports need curves of their own; with more than the device's TVF
+     * profiles, the ports with the smallest corrections run uncorrected (and
+     * restart from 0) so that the rest fit.
+     */
+    @Test
+    public void correctedPortsBeyondTheProfileBudgetRunUncorrected() {
+        PolicyCompiler c = new PolicyCompiler(P);
+        int budget = c.profileBudget();
+        assertEquals("the derivation below assumes a budget of 4 profiles", 4, budget);
+        int ports = budget + 2;
+        FabricView.Builder fb = FabricView.builder();
+        StatsSnapshot.Builder sb = StatsSnapshot.builder();
+        for (int i = 1; i <= ports; i++) {
+            fb.port("device:s1", i, PortRole.EDGE, 20);
+            sb.port("device:s1", i, flows(1, 1));
+            // port i: loss1 forwards less the higher i, so the corrections grow with i
+            sb.forwarded("device:s1", i, bits(9.8e6 - i * 0.6e6, 9.8e6 + i * 0.6e6), sig(), 1);
+        }
+        DevicePolicy d = c.compile(fb.build(), List.<FairnessIntent>of(), sb.build(), Map.of()).get("device:s1");
+        Set<Integer> ids = new HashSet<>();
+        for (int i = 1; i <= ports; i++) {
+            ids.add(d.port(i).tvfProfileId());
+        }
+        assertTrue(ids.size() + " profiles", ids.size() <= budget);
+        // applied corrections by port: 0.25, 0.5, 0.75, 0.75, 1.0, 1.25 (ports 3 and 4 share
+        // curves): 5 corrected curve sets; the smallest corrections (ports 1 and 2) were dropped,
+        // they share the uncorrected curves, and 4 profiles remain
+        assertEquals(0, c.correction().current("device:s1", 1).length);
+        assertEquals(0, c.correction().current("device:s1", 2).length);
+        assertEquals(d.port(1).tvfProfileId(), d.port(2).tvfProfileId());
+        assertEquals(0.75, c.correction().current("device:s1", 3)[loss1], 0);
+        assertEquals(d.port(3).tvfProfileId(), d.port(4).tvfProfileId());
+        assertEquals(budget, ids.size());
+        assertTrue("the largest correction is applied", c.correction().current("device:s1", ports)[loss1] > 0);
+    }
+}
