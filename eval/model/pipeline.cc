@@ -1324,6 +1324,10 @@ Pipeline::ControllerTick(uint64_t now)
                 sig[g] = drops + (b.marks - a.marks);
             }
             CorrectShares(n, fwd, sig, double(now - m_corrFromNs) * 1e-9);
+            m_diag.corr_sum.resize(m_nGroups, 0.0);
+            for (uint32_t g = 0; g < m_nGroups; ++g)
+                m_diag.corr_sum[g] += AppliedCorrection(g);
+            m_diag.corr_rounds++;
         }
         m_corrFrom = m_g;
         m_corrFromNs = now;
@@ -1623,6 +1627,8 @@ Pipeline::ResetDiag()
     m_diag.rstar_hist.assign(m_diag.rstar_hist.size(), 0);
     m_diag.rstar_sum = 0;
     m_diag.key_collisions = 0;
+    m_diag.corr_sum.assign(m_nGroups, 0.0);
+    m_diag.corr_rounds = 0;
 }
 
 uint64_t

@@ -254,6 +254,9 @@ struct Diag
     std::vector<uint64_t> rstar_hist;
     double rstar_sum = 0;       // sum of R*/fair, for the mean
     uint64_t key_collisions = 0; // packets whose 32-bit flow hash was first seen with another tuple
+    // the share correction (D13) per group as applied, summed over the correction's rounds
+    std::vector<double> corr_sum;
+    uint64_t corr_rounds = 0;
 };
 
 class Pipeline

@@ -449,6 +449,10 @@ def summarise_ccfair(raw, flows, short):
     r = d["rstar_over_fair"]
     out["rstar_over_fair"] = ({k: r[k] for k in ("p10", "p50", "p90", "mean")} if r["n"] else None)
     out["diag_key_collisions"] = d["key_collisions"]
+    # the controller's share correction (docs/algorithm.md D13): mean applied bins per group that had one
+    names = group_names()
+    out["correction_mean_bins"] = {names[g]: round(v, 3) for g, v in enumerate(d.get("correction_mean_bins", []))
+                                   if v and g < len(names)}
     return out
 
 

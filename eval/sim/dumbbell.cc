@@ -898,7 +898,12 @@ main(int argc, char* argv[])
         const uint64_t rn = pipe.RstarSamples();
         o << "],\"rstar_over_fair\":{\"n\":" << rn << ",\"p10\":" << pipe.RstarOverFair(0.1)
           << ",\"p50\":" << pipe.RstarOverFair(0.5) << ",\"p90\":" << pipe.RstarOverFair(0.9)
-          << ",\"mean\":" << (rn ? dg.rstar_sum / double(rn) : 0.0) << "}}";
+          << ",\"mean\":" << (rn ? dg.rstar_sum / double(rn) : 0.0) << "}";
+        // the share correction (D13) per group, mean over the measured rounds
+        o << ",\"correction_rounds\":" << dg.corr_rounds << ",\"correction_mean_bins\":[";
+        for (size_t g = 0; g < dg.corr_sum.size(); ++g)
+            o << (g ? "," : "") << (dg.corr_rounds ? dg.corr_sum[g] / double(dg.corr_rounds) : 0.0);
+        o << "]}";
     }
     if (aqm == "ccfair")
     {

@@ -47,6 +47,10 @@ def test_drops_by_reason_add_up(tmp_path):
     assert all(0 <= q["at_edge_share"] <= 1 for q in res["ctv_queues"])
     r = res["rstar_over_fair"]
     assert 0 < r["p10"] <= r["p50"] <= r["p90"]
+    # the share correction (D13): long-lived groups only, within +-correction_max_bins
+    bound = ce._params()["controller"]["correction_max_bins"]
+    assert set(res["correction_mean_bins"]) <= set(ce.group_names()[2:])
+    assert all(abs(v) <= bound for v in res["correction_mean_bins"].values())
 
 
 @needs_model
