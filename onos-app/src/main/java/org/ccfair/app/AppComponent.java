@@ -321,6 +321,11 @@ public class AppComponent implements CcfairService {
     }
 
     @Override
+    public double[] shareCorrection(String deviceId, long port) {
+        return engine.compiler().correction().current(deviceId, port);
+    }
+
+    @Override
     public Map<Long, List<GroupStats>> stats(String deviceId) {
         return statsCache.device(deviceId);
     }

@@ -82,6 +82,15 @@ public interface CcfairService {
     SortedMap<String, DevicePolicy> policies();
 
     /**
+     * A port's share correction as last applied (docs/algorithm.md D13).
+     *
+     * @param deviceId device id
+     * @param port     port number
+     * @return per group, TVF bins added to its curve (empty if the port has none)
+     */
+    double[] shareCorrection(String deviceId, long port);
+
+    /**
      * Live statistics of a device.
      *
      * @param deviceId device id

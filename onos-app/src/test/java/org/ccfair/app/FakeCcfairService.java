@@ -85,6 +85,11 @@ public class FakeCcfairService implements CcfairService {
     }
 
     @Override
+    public double[] shareCorrection(String deviceId, long port) {
+        return engine.compiler().correction().current(deviceId, port);
+    }
+
+    @Override
     public Map<Long, List<GroupStats>> stats(String deviceId) {
         return stats.getOrDefault(deviceId, Map.of());
     }

@@ -203,6 +203,32 @@ public final class CliSupport {
     }
 
     /**
+     * The policy lines of a port and, when any group has one, its share
+     * correction (docs/algorithm.md D13) in TVF bins.
+     *
+     * @param p          shared parameters
+     * @param d          the device's policy
+     * @param port       the port's policy
+     * @param correction per group, bins (empty: none)
+     * @return text lines
+     */
+    public static List<String> portLines(CcfairParams p, DevicePolicy d, PortPolicy port, double[] correction) {
+        List<String> out = portLines(p, d, port);
+        StringBuilder sb = new StringBuilder("    share correction (bins):");
+        boolean any = false;
+        for (int g = 0; g < correction.length && g < p.numGroups(); g++) {
+            if (correction[g] != 0) {
+                sb.append(' ').append(p.groupName(g)).append('=').append(String.format("%+.2f", correction[g]));
+                any = true;
+            }
+        }
+        if (any) {
+            out.add(sb.toString());
+        }
+        return out;
+    }
+
+    /**
      * One line per group of a port's statistics.
      *
      * @param p     shared parameters

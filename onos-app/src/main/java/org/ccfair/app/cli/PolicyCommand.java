@@ -44,7 +44,8 @@ public class PolicyCommand extends AbstractShellCommand {
                           + st.lastError() + ")" : "");
             for (PortPolicy p : d.ports()) {
                 if (port == null || port == p.port()) {
-                    CliSupport.portLines(s.params(), d, p).forEach(l -> print("%s", l));
+                    CliSupport.portLines(s.params(), d, p, s.shareCorrection(d.deviceId(), p.port()))
+                            .forEach(l -> print("%s", l));
                 }
             }
         }

@@ -5,8 +5,8 @@ package org.ccfair.app.compute;
 
 import org.ccfair.app.CcfairParams;
 
-import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The share correction (docs/algorithm.md D13): per port, a number of TVF bins
@@ -47,7 +47,8 @@ public final class ShareCorrection {
     private final double quantum;
     private final double frameOverheadBits;
     private final int stepsPerDecade;
-    private final Map<String, Map<Long, State>> state = new HashMap<>();
+    // concurrent: the REST and CLI views read it while a round steps it
+    private final Map<String, Map<Long, State>> state = new ConcurrentHashMap<>();
 
     private static final class State {
         final double[] corr;
@@ -99,7 +100,7 @@ public final class ShareCorrection {
      */
     public double[] update(String deviceId, long port, long round, int[] flows, StatsSnapshot.Window window,
                            long speedMbps, double[] weight) {
-        State s = state.computeIfAbsent(deviceId, d -> new HashMap<>())
+        State s = state.computeIfAbsent(deviceId, d -> new ConcurrentHashMap<>())
                 .computeIfAbsent(port, p -> new State(weight.length));
         if (s.round != round) {
             s.round = round;
@@ -138,7 +139,7 @@ public final class ShareCorrection {
      * @param corr     per group, bins
      */
     public void set(String deviceId, long port, double[] corr) {
-        State s = state.computeIfAbsent(deviceId, d -> new HashMap<>())
+        State s = state.computeIfAbsent(deviceId, d -> new ConcurrentHashMap<>())
                 .computeIfAbsent(port, p -> new State(corr.length));
         System.arraycopy(corr, 0, s.corr, 0, Math.min(corr.length, s.corr.length));
     }

@@ -60,7 +60,7 @@ public class CcfairWebResource extends AbstractWebResource {
     }
 
     private PolicyCodec codec(CcfairService s) {
-        return new PolicyCodec(s.params());
+        return new PolicyCodec(s.params(), s::shareCorrection);
     }
 
     private static Response error(Response.Status st, List<String> errors) {

@@ -23,14 +23,26 @@ public final class PolicyCodec {
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
     private final CcfairParams params;
+    private final java.util.function.BiFunction<String, Long, double[]> corrections;
 
     /**
-     * Creates the codec.
+     * Creates the codec (without share corrections in the port view).
      *
      * @param params shared parameters (group names)
      */
     public PolicyCodec(CcfairParams params) {
+        this(params, null);
+    }
+
+    /**
+     * Creates the codec.
+     *
+     * @param params      shared parameters (group names)
+     * @param corrections (device, port) to its share correction per group, or null
+     */
+    public PolicyCodec(CcfairParams params, java.util.function.BiFunction<String, Long, double[]> corrections) {
         this.params = params;
+        this.corrections = corrections;
     }
 
     /**
@@ -86,10 +98,15 @@ public final class PolicyCodec {
         c.put("m_m", p.mM());
         ObjectNode groups = o.putObject("groups");
         int slots = (int) params.integer("queues", "slots_per_group");
+        double[] corr = corrections == null ? new double[0] : corrections.apply(d.deviceId(), p.port());
         for (int g = 0; g < p.groups(); g++) {
             ObjectNode gn = groups.putObject(params.groupName(g));
             gn.put("id", g);
             gn.put("queues", p.queues(g));
+            if (corrections != null) {
+                // the share correction (docs/algorithm.md D13): TVF bins added to the group's curve
+                gn.put("correction_bins", g < corr.length ? corr[g] : 0.0);
+            }
             ArrayNode sq = gn.putArray("slot_queues");
             for (int s = 0; s < slots; s++) {
                 sq.add(p.queueOf(g, s, d.numQueues()));

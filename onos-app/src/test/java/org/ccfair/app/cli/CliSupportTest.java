@@ -92,6 +92,13 @@ public class CliSupportTest {
         assertTrue(lines.get(0), lines.get(0).endsWith(", m_m=" + P.integer("classifier", "m_m")));
         assertTrue(lines.get(1),
                    lines.get(1).startsWith("    queues: ant=[0,0,0,0] mouse=[1,1,1,1] delay.0=[2,2,2,2]"));
+        // the share correction: a line only when a group has one
+        assertEquals(lines, CliSupport.portLines(P, d, d.port(2), new double[P.numGroups()]));
+        double[] corr = new double[P.numGroups()];
+        corr[P.groupId("loss", 1)] = 0.75;
+        corr[P.groupId("hybrid", 1)] = -1.25;
+        List<String> withCorr = CliSupport.portLines(P, d, d.port(2), corr);
+        assertEquals("    share correction (bins): loss.1=+0.75 hybrid.1=-1.25", withCorr.get(withCorr.size() - 1));
         List<String> st = CliSupport.statsLines(P, 2, List.of(new GroupStats(3, 4, 5, 6, 7, 8)));
         assertEquals("    delay.1   flows=4 pkts=5 bytes=6 drops=7 ecn_marks=8", st.get(1));
     }

@@ -84,6 +84,18 @@ public class CodecsTest {
         PolicyCodec pc = new PolicyCodec(P);
         DevicePolicy d = s.policies().get(Fabrics.leaf(1));
         JsonNode j = pc.device(d);
+        assertTrue("no corrections asked, none shown",
+                   j.get("ports").get(1).get("groups").get("ant").path("correction_bins").isMissingNode());
+        // with the service's corrections: each group's, 0 where it has none
+        int loss1 = P.groupId("loss", 1);
+        JsonNode jc = new PolicyCodec(P, (dev, port) -> {
+            double[] c = new double[P.numGroups()];
+            c[loss1] = 0.5;
+            return c;
+        }).device(d);
+        assertEquals(0.5, jc.get("ports").get(1).get("groups").get(P.groupName(loss1)).get("correction_bins")
+                .asDouble(), 0);
+        assertEquals(0.0, jc.get("ports").get(1).get("groups").get("ant").get("correction_bins").asDouble(), 0);
         assertEquals(Fabrics.leaf(1), j.get("device").asText());
         assertEquals(3, j.get("ports").size());
         // The default layout: ants 0, mice 1, every long-lived group on queue 2.
