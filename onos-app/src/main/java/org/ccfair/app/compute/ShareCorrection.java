@@ -35,7 +35,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * share between groups and never raises or lowers every curve against the
  * queue's CTV range. Applied in steps of correction_quantum_bins.</p>
  *
- * <p>Not thread-safe: owned by one {@link PolicyCompiler}.</p>
+ * <p>Stepped by one {@link PolicyCompiler} (one round at a time); the policy
+ * views read {@link #current} concurrently (a view may see a round half
+ * applied).</p>
  */
 public final class ShareCorrection {
 
