@@ -269,6 +269,7 @@ Pipeline::Pipeline(const Config& c, uint64_t seed)
     m_tvf.assign(m_nGroups, std::vector<uint16_t>(m_c.tvf_steps, uint16_t(m_c.pv_max)));
     m_shift.assign(m_nGroups, 0.0);
     m_corr.assign(m_nGroups, 0.0);
+    m_corrPrevFlows.assign(m_nGroups, 0);
     if (!m_c.family_weights.empty() && m_c.family_weights.size() != (m_nGroups - 2) / m_c.k)
         throw std::invalid_argument("ccfair: family_weights needs one weight per family (" +
                                     std::to_string((m_nGroups - 2) / m_c.k) + "), got " +
@@ -1348,6 +1349,8 @@ Pipeline::CorrectShares(const std::vector<uint32_t>& n, const std::vector<double
                         const std::vector<uint64_t>& sig, double seconds)
 {
     // ShareCorrection.step, term for term (docs/algorithm.md D13)
+    const std::vector<uint32_t> prev = m_corrPrevFlows;
+    m_corrPrevFlows = n;
     const std::vector<double> w = GroupWeights(); // 1 per long-lived group under per-flow
     const uint32_t first = 2;                     // long-lived groups: 2.. (ants 0, mice 1)
     double total = 0;
@@ -1361,7 +1364,10 @@ Pipeline::CorrectShares(const std::vector<uint32_t>& n, const std::vector<double
     // own demand or growth, not by the AQM: a higher curve would not help it and would only
     // lower the others' (an application-limited group would take the whole positive
     // correction); and a correction it earned while signalled must not outlive the signal.
-    const auto part = [&](uint32_t g) { return n[g] > 0 && sig[g] > 0; };
+    // A group also needs flows at the previous round: one that has just filled (flows out of
+    // slow start, or reclassified) has no steady rate yet (BBR's start-up read as a starved
+    // group and took +2 bins in its first round).
+    const auto part = [&](uint32_t g) { return n[g] > 0 && prev[g] > 0 && sig[g] > 0; };
     if (m_c.corr_gain <= 0 || seconds <= 0)
         return;
     const double util = total / (double(m_c.link_rate_bps) * seconds);

@@ -283,7 +283,12 @@ class Pipeline
     /** Group g's correction as ApplyPolicy adds it to the curve's shift: in steps of
      *  correction_quantum_bins (ShareCorrection.applied). */
     double AppliedCorrection(uint32_t g) const;
-    void SetCorrection(const std::vector<double>& c) { m_corr = c; }
+    /** The correction's state (a controller case's start): corrections and each group's flows at the
+     *  previous round. */
+    void SetCorrection(const std::vector<double>& c, const std::vector<uint32_t>& prevFlows)
+    {
+        m_corr = c, m_corrPrevFlows = prevFlows;
+    }
 
     // --- read-out (model-only: as a register read of the flow's slot)
     /** Group of the flow (either direction); -1 if its slot does not hold it. */
@@ -437,6 +442,7 @@ class Pipeline
     std::vector<double> m_shift;
     // the share correction per group, bins (D13), and the counters at the start of its round
     std::vector<double> m_corr;
+    std::vector<uint32_t> m_corrPrevFlows; // each group's flows at the correction's previous round
     std::vector<GroupStats> m_corrFrom;
     uint64_t m_corrFromNs = 0;
     bool m_corrPrimed = false;

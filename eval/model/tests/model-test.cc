@@ -641,14 +641,17 @@ RunControllerCases(const std::string& path)
             const json& k = c.at("correction");
             std::vector<double> before(P::NUM_GROUPS, 0.0), bits(P::NUM_GROUPS, 0.0);
             std::vector<uint64_t> sig(P::NUM_GROUPS, 0);
+            std::vector<uint32_t> prevFlows(P::NUM_GROUPS, 0);
             for (const auto& [g, v] : k.at("before").items())
                 before[groupId(g)] = v.get<double>();
+            for (const auto& [g, v] : k.at("flows_before").items())
+                prevFlows[groupId(g)] = v.get<uint32_t>();
             for (const auto& [g, v] : k.at("signalled").items())
                 sig[groupId(g)] = v.get<uint64_t>();
             const double window = k.at("window_s").get<double>();
             for (const auto& [g, v] : k.at("forwarded_kbps").items())
                 bits[groupId(g)] = v.get<double>() * 1e3 * window;
-            p.SetCorrection(before);
+            p.SetCorrection(before, prevFlows);
             p.CorrectShares(n, bits, sig, window);
         }
         p.ApplyPolicy(n);

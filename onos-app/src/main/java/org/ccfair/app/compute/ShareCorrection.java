@@ -21,7 +21,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * forwarded less than controller.correction_min_util of its speed, every
  * correction is multiplied by controller.correction_release: the link has room,
  * and a group held below its share by a correction could use it. Otherwise
- * each group the AQM signalled this round (a drop or an ECN mark) moves
+ * each group the AQM signalled this round (a drop or an ECN mark) that also had
+ * flows at the previous step (one that has just filled has no steady rate yet) moves
  * against its error, e = steps_per_decade x log10(x_g / x), x_g = its forwarded
  * bits / (flows x weight), x = the same over the signalled groups, by gain x e
  * (at most step_bins), within +-max_bins; the others' are multiplied by
@@ -57,9 +58,12 @@ public final class ShareCorrection {
         long round = -1;
         // the reading of the last window stepped on (StatsSnapshot.Window.reading)
         long reading = Long.MIN_VALUE;
+        // each group's flows at the last step (a group without flows then takes no part)
+        int[] prevFlows;
 
         State(int groups) {
             corr = new double[groups];
+            prevFlows = new int[groups];
         }
     }
 
@@ -109,8 +113,9 @@ public final class ShareCorrection {
             if (flows != null && window != null && speedMbps > 0 && window.reading() != s.reading) {
                 s.reading = window.reading();
                 // the utilisation gate counts each forwarded frame's overhead on the wire too
-                step(s.corr, flows, window.bits(), window.signalled(), window.packets() * frameOverheadBits,
-                     window.seconds(), speedMbps * 1e6, weight);
+                step(s.corr, s.prevFlows, flows, window.bits(), window.signalled(),
+                     window.packets() * frameOverheadBits, window.seconds(), speedMbps * 1e6, weight);
+                s.prevFlows = flows.clone();
             }
         }
         return applied(s.corr);
@@ -139,11 +144,13 @@ public final class ShareCorrection {
      * @param deviceId device id
      * @param port     port number
      * @param corr     per group, bins
+     * @param prevFlows each group's flows at the previous round
      */
-    public void set(String deviceId, long port, double[] corr) {
+    public void set(String deviceId, long port, double[] corr, int[] prevFlows) {
         State s = state.computeIfAbsent(deviceId, d -> new ConcurrentHashMap<>())
                 .computeIfAbsent(port, p -> new State(corr.length));
         System.arraycopy(corr, 0, s.corr, 0, Math.min(corr.length, s.corr.length));
+        s.prevFlows = prevFlows.clone();
     }
 
     /**
@@ -173,6 +180,7 @@ public final class ShareCorrection {
      * One round of the rule (class comment) on corr, in place.
      *
      * @param corr      per group, bins (in/out)
+     * @param prevFlows active flows per group at the previous step
      * @param flows     active flows per group
      * @param bits      forwarded bits per group over the window
      * @param signalled packets dropped or marked per group over the window
@@ -182,8 +190,8 @@ public final class ShareCorrection {
      * @param speedBps  port speed
      * @param weight    per group its weight; &gt; 0 marks a long-lived group
      */
-    void step(double[] corr, int[] flows, double[] bits, long[] signalled, double wireBits, double seconds,
-              double speedBps, double[] weight) {
+    void step(double[] corr, int[] prevFlows, int[] flows, double[] bits, long[] signalled, double wireBits,
+              double seconds, double speedBps, double[] weight) {
         int n = corr.length;
         double total = wireBits;
         for (int g = 0; g < n && g < bits.length; g++) {
@@ -194,9 +202,10 @@ public final class ShareCorrection {
             if (weight[g] <= 0 || flowsOf(flows, g) == 0) {
                 corr[g] = 0; // not long-lived, or nothing to correct
             }
-            // Only groups the AQM signalled this round take part; the others' decay.
-            part[g] = weight[g] > 0 && flowsOf(flows, g) > 0 && g < bits.length && g < signalled.length
-                    && signalled[g] > 0;
+            // Only groups the AQM signalled this round, with flows at the previous step too, take
+            // part (one that has just filled has no steady rate yet); the others' decay.
+            part[g] = weight[g] > 0 && flowsOf(flows, g) > 0 && flowsOf(prevFlows, g) > 0 && g < bits.length
+                    && g < signalled.length && signalled[g] > 0;
         }
         if (gain <= 0 || seconds <= 0) {
             return;

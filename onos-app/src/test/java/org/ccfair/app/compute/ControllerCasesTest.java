@@ -104,7 +104,7 @@ public class ControllerCasesTest {
             // One round of the share correction (D13): its state before, what each group
             // forwarded over the window.
             JsonNode k = c.path("correction");
-            for (String key : List.of("before", "forwarded_kbps", "signalled", "window_s")) {
+            for (String key : List.of("flows_before", "before", "forwarded_kbps", "signalled", "window_s")) {
                 if (!k.has(key)) {
                     throw new IllegalArgumentException(name + ": correction." + key + " is missing");
                 }
@@ -113,10 +113,12 @@ public class ControllerCasesTest {
             double[] before = new double[groups];
             double[] bits = new double[groups];
             long[] signalled = new long[groups];
+            int[] flowsBefore = new int[groups];
+            perGroup(k.path("flows_before"), ids, name, (g, v) -> flowsBefore[g] = v.asInt());
             perGroup(k.path("before"), ids, name, (g, v) -> before[g] = v.asDouble());
             perGroup(k.path("signalled"), ids, name, (g, v) -> signalled[g] = v.asLong());
             perGroup(k.path("forwarded_kbps"), ids, name, (g, v) -> bits[g] = v.asDouble() * 1e3 * window);
-            compiler.correction().set(DEV, 1, before);
+            compiler.correction().set(DEV, 1, before, flowsBefore);
             sb.forwarded(DEV, 1, bits, signalled, window);
         }
         DevicePolicy d = compiler.compile(fabric, intents, sb.build(), Map.of()).get(DEV);

@@ -44,6 +44,12 @@ public class ShareCorrectionTest {
         return f;
     }
 
+    // a port's state after a round with these flows and no correction: its groups had flows
+    // at the previous step, so they take part in the next
+    private void primed(ShareCorrection s, String device, long port, int[] f) {
+        s.set(device, port, new double[groups], f);
+    }
+
     // both groups dropped or marked 3 packets in the round
     private long[] sig() {
         return java.util.Arrays.stream(flows(3, 3)).asLongStream().toArray();
@@ -65,7 +71,7 @@ public class ShareCorrectionTest {
         // hybrid1 forwards ~2000 x loss1's (utilisation 0.98): errors of tens of bins, one
         // round moves each by step_bins; rounds go on until max_bins holds them
         for (int round = 1; round <= 4; round++) {
-            s.step(c, flows(1, 1), bits(1e4, 19.5e6), sig(), 0, 1, 20e6, weights());
+            s.step(c, flows(1, 1), flows(1, 1), bits(1e4, 19.5e6), sig(), 0, 1, 20e6, weights());
             assertEquals("round " + round, Math.min(max, round * step), c[loss1], 1e-12);
             assertEquals(-Math.min(max, round * step), c[hyb1], 1e-12);
         }
@@ -75,7 +81,7 @@ public class ShareCorrectionTest {
     public void recentredToAFlowWeightedMeanOfZero() {
         ShareCorrection s = new ShareCorrection(P);
         double[] c = new double[groups];
-        s.step(c, flows(3, 1), bits(12e6, 7.6e6), sig(), 0, 1, 20e6, weights());
+        s.step(c, flows(3, 1), flows(3, 1), bits(12e6, 7.6e6), sig(), 0, 1, 20e6, weights());
         assertEquals(0.0, 3 * c[loss1] + c[hyb1], 1e-12);
         assertTrue("the group above its per-flow share goes down", c[hyb1] < 0);
     }
@@ -88,12 +94,12 @@ public class ShareCorrectionTest {
         c[loss1] = 2;
         c[hyb1] = -2;
         c[delay0] = 1.5; // no flows left
-        s.step(c, flows(1, 1), bits(5e6, 5e6), sig(), 0, 1, 20e6, weights()); // utilisation 0.5
+        s.step(c, flows(1, 1), flows(1, 1), bits(5e6, 5e6), sig(), 0, 1, 20e6, weights()); // utilisation 0.5
         assertEquals(0.0, c[delay0], 0);
         assertEquals(2 * r, c[loss1], 1e-12);
         assertEquals(-2 * r, c[hyb1], 1e-12);
         // the window counts: 19.6 Mbit over 2 s of a 20 Mbit/s port is utilisation 0.49
-        s.step(c, flows(1, 1), bits(9.8e6, 9.8e6), sig(), 0, 2, 20e6, weights());
+        s.step(c, flows(1, 1), flows(1, 1), bits(9.8e6, 9.8e6), sig(), 0, 2, 20e6, weights());
         assertEquals(2 * r * r, c[loss1], 1e-12);
     }
 
@@ -106,7 +112,7 @@ public class ShareCorrectionTest {
         f[delay0] = 1; // application-limited: far below its share, never dropped or marked
         double[] b = bits(7e6, 11e6);
         b[delay0] = 1.6e6;
-        s.step(c, f, b, sig(), 0, 1, 20e6, weights());
+        s.step(c, f, f, b, sig(), 0, 1, 20e6, weights());
         assertEquals("decays", 0.25 * P.real("controller", "correction_release"), c[delay0], 1e-12);
         assertTrue("the signalled group below its share goes up", c[loss1] > 0);
         assertTrue(c[hyb1] < 0);
@@ -118,6 +124,11 @@ public class ShareCorrectionTest {
         ShareCorrection s = new ShareCorrection(P);
         StatsSnapshot snap = StatsSnapshot.builder().port("d", 1, flows(1, 1))
                 .forwarded("d", 1, bits(8e6, 11.6e6), sig(), 1).build();
+        StatsSnapshot first = StatsSnapshot.builder().port("d", 3, flows(1, 1))
+                .forwarded("d", 3, bits(8e6, 11.6e6), sig(), 1).build();
+        assertNull("a port's first window: no group had flows before, none takes part",
+                   s.update("d", 3, first.round(), flows(1, 1), first.forwarded("d", 3), 20, weights()));
+        primed(s, "d", 1, flows(1, 1));
         double[] a = s.update("d", 1, snap.round(), flows(1, 1), snap.forwarded("d", 1), 20, weights());
         double[] b = s.update("d", 1, snap.round(), flows(1, 1), snap.forwarded("d", 1), 20, weights());
         assertEquals(0.75, a[loss1], 0);
@@ -131,6 +142,7 @@ public class ShareCorrectionTest {
         // A device whose read failed (or that this node no longer reads) keeps its last
         // window in the cache, so later snapshots repeat it: it must not step again.
         ShareCorrection s = new ShareCorrection(P);
+        primed(s, "d", 1, flows(1, 1));
         long reading = StatsSnapshot.newReading();
         for (int round = 1; round <= 3; round++) {
             StatsSnapshot snap = StatsSnapshot.builder().port("d", 1, flows(1, 1))
@@ -169,6 +181,8 @@ public class ShareCorrectionTest {
         }
         sb.forwarded("device:s1", 4, bits(9.2e6, 10.4e6), sig(), 1);
         sb.forwarded("device:s1", 5, bits(8e6, 11.6e6), sig(), 1);
+        primed(c.correction(), "device:s1", 4, f[4]);
+        primed(c.correction(), "device:s1", 5, f[5]);
         DevicePolicy d = c.compile(fb.build(), List.<FairnessIntent>of(), sb.build(), Map.of()).get("device:s1");
         int ant = (int) P.integer("groups", "ant");
         int half = (int) P.integer("tvf", "pv_max") / 2;
@@ -204,6 +218,7 @@ public class ShareCorrectionTest {
             sb.port("device:s1", i, flows(1, 1));
             // port i: loss1 forwards less the higher i, so the corrections grow with i
             sb.forwarded("device:s1", i, bits(9.8e6 - i * 0.6e6, 9.8e6 + i * 0.6e6), sig(), 1);
+            primed(c.correction(), "device:s1", i, flows(1, 1));
         }
         DevicePolicy d = c.compile(fb.build(), List.<FairnessIntent>of(), sb.build(), Map.of()).get("device:s1");
         Set<Integer> ids = new HashSet<>();
