@@ -451,7 +451,7 @@ def summarise_ccfair(raw, flows, short):
     out["diag_key_collisions"] = d["key_collisions"]
     # the controller's share correction (docs/algorithm.md D13): mean applied bins per group that had one
     names = group_names()
-    out["correction_mean_bins"] = {names[g]: round(v, 3) for g, v in enumerate(d.get("correction_mean_bins", []))
+    out["correction_mean_bins"] = {names[g]: round(v, 3) for g, v in enumerate(d["correction_mean_bins"])
                                    if v and g < len(names)}
     return out
 

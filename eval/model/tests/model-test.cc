@@ -1406,6 +1406,34 @@ TestFairRate()
     CHECK(got == "controller case x: sent_kbps was removed (algorithm.md D12)", "a case with sent rates: \"" << got << "\"");
 }
 
+// The share correction remembers each group's flows from one CorrectShares call to the next (D13):
+// a group that fills between two rounds sits out the first round it has flows in, then steps.
+void
+TestCorrectionPreviousFlows()
+{
+    g_ctx = "correction-previous-flows";
+    Config c = Config::Defaults();
+    c.link_rate_bps = 20000000;
+    Pipeline p(c);
+    const uint32_t loss0 = P::GROUP_LOSS_BASE, loss1 = P::GROUP_LOSS_BASE + 1;
+    std::vector<uint32_t> n(P::NUM_GROUPS, 0);
+    std::vector<double> bits(P::NUM_GROUPS, 0.0);
+    std::vector<uint64_t> sig(P::NUM_GROUPS, 0);
+    // round 1: loss0 alone
+    n[loss0] = 1, bits[loss0] = 19.5e6, sig[loss0] = 1;
+    p.CorrectShares(n, bits, sig, 1.0);
+    CHECK(p.Correction()[loss0] == 0.0, "alone, no correction");
+    // round 2: loss1 has just filled: it sits out, so loss0 is alone again
+    n[loss1] = 1, bits[loss0] = 15e6, bits[loss1] = 4.5e6, sig[loss1] = 1;
+    p.CorrectShares(n, bits, sig, 1.0);
+    CHECK(p.Correction()[loss0] == 0.0 && p.Correction()[loss1] == 0.0,
+          "a group that has just filled sits out: " << p.Correction()[loss0] << ", " << p.Correction()[loss1]);
+    // round 3: both had flows a round before: loss1, below its share, goes up
+    p.CorrectShares(n, bits, sig, 1.0);
+    CHECK(p.Correction()[loss1] > 0 && p.Correction()[loss0] < 0,
+          "both step: " << p.Correction()[loss0] << ", " << p.Correction()[loss1]);
+}
+
 int
 main(int argc, char** argv)
 {
@@ -1424,6 +1452,7 @@ main(int argc, char** argv)
     TestAqm();
     TestCocoa();
     TestFairRate();
+    TestCorrectionPreviousFlows();
     TestDiag();
     TestNs3Adapter();
     std::cout << "unit tests: " << g_pass << " passed, " << g_fail << " failed\n";

@@ -82,11 +82,11 @@ public interface CcfairService {
     SortedMap<String, DevicePolicy> policies();
 
     /**
-     * A port's share correction as last applied (docs/algorithm.md D13).
+     * A port's share correction as the last round computed it (docs/algorithm.md D13).
      *
      * @param deviceId device id
      * @param port     port number
-     * @return per group, TVF bins added to its curve (empty if the port has none)
+     * @return per group, TVF bins added to its curve (empty or all 0 if the port has none)
      */
     double[] shareCorrection(String deviceId, long port);
 

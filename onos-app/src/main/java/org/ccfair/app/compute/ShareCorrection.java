@@ -10,35 +10,37 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The share correction (docs/algorithm.md D13): per port, a number of TVF bins
- * added to each long-lived group's curve shift, moved once per round by how
+ * added to each long-lived group's curve shift, moved once per statistics
+ * window (about a round, StatsCache) by how
  * far the group's forwarded rate per flow (per unit of weight) is from the
  * port's, so that a congestion control the PV law under- or over-serves (BBR
  * takes 1.35x Cubic's share in one queue; a weighted intent delivers 2.0 of an
  * asked 3.0) is brought to its share. The ns-3 model runs the same rule
  * (Pipeline::CorrectShares).
  *
- * <p>One round: every group without active flows goes to 0. When the port
+ * <p>One step: every group without active flows goes to 0. When the port
  * forwarded less than controller.correction_min_util of its speed, every
  * correction is multiplied by controller.correction_release: the link has room,
  * and a group held below its share by a correction could use it. Otherwise
- * each group the AQM signalled this round (a drop or an ECN mark) that also had
+ * each group the AQM signalled in the window (a drop or an ECN mark) that also had
  * flows at the previous step (one that has just filled has no steady rate yet) moves
  * against its error, e = steps_per_decade x log10(x_g / x), x_g = its forwarded
- * bits / (flows x weight), x = the same over the signalled groups, by gain x e
+ * bits / (flows x weight), x = the same over the groups taking part, by gain x e
  * (at most step_bins), within +-max_bins; the others' are multiplied by
  * correction_release (a group the AQM did not signal is held back by its own
  * demand or growth: a higher curve would not help it, an application-limited
  * group would take the whole positive correction, and a correction earned
- * while signalled must not outlive the signal); when no group with flows was
- * signalled (or the signalled ones forwarded nothing), nothing moves this
- * round, not even the others' decay. Then the signalled ones are re-centred so that the
+ * while signalled must not outlive the signal); when no group takes part (or
+ * those that do forwarded nothing), nothing moves this step, not even the
+ * others' decay. Then the ones taking part are re-centred so that the
  * flow-weighted sum over every group with flows is 0: the correction moves
  * share between groups and never raises or lowers every curve against the
  * queue's CTV range. Applied in steps of correction_quantum_bins.</p>
  *
  * <p>Stepped by one {@link PolicyCompiler} (one round at a time); the policy
- * views read {@link #current} concurrently (a view may see a round half
- * applied).</p>
+ * views read {@link #current} concurrently: each step is computed on a copy and
+ * published whole (a volatile array), so a view sees one step's result (which
+ * the round that computed it may still forget, or not have pushed yet).</p>
  */
 public final class ShareCorrection {
 
@@ -54,7 +56,9 @@ public final class ShareCorrection {
     private final Map<String, Map<Long, State>> state = new ConcurrentHashMap<>();
 
     private static final class State {
-        final double[] corr;
+        // replaced whole after each step (never changed in place), so that a view reads one
+        // step's result
+        volatile double[] corr;
         long round = -1;
         // the reading of the last window stepped on (StatsSnapshot.Window.reading)
         long reading = Long.MIN_VALUE;
@@ -113,8 +117,10 @@ public final class ShareCorrection {
             if (flows != null && window != null && speedMbps > 0 && window.reading() != s.reading) {
                 s.reading = window.reading();
                 // the utilisation gate counts each forwarded frame's overhead on the wire too
-                step(s.corr, s.prevFlows, flows, window.bits(), window.signalled(),
+                double[] next = s.corr.clone();
+                step(next, s.prevFlows, flows, window.bits(), window.signalled(),
                      window.packets() * frameOverheadBits, window.seconds(), speedMbps * 1e6, weight);
+                s.corr = next;
                 s.prevFlows = flows.clone();
             }
         }
@@ -134,8 +140,9 @@ public final class ShareCorrection {
         if (s == null) {
             return new double[0];
         }
-        double[] a = applied(s.corr);
-        return a == null ? new double[s.corr.length] : a;
+        double[] c = s.corr;
+        double[] a = applied(c);
+        return a == null ? new double[c.length] : a;
     }
 
     /**
@@ -144,25 +151,32 @@ public final class ShareCorrection {
      * @param deviceId device id
      * @param port     port number
      * @param corr     per group, bins
-     * @param prevFlows each group's flows at the previous round
+     * @param prevFlows each group's flows at the previous step
      */
     public void set(String deviceId, long port, double[] corr, int[] prevFlows) {
         State s = state.computeIfAbsent(deviceId, d -> new ConcurrentHashMap<>())
                 .computeIfAbsent(port, p -> new State(corr.length));
-        System.arraycopy(corr, 0, s.corr, 0, Math.min(corr.length, s.corr.length));
+        double[] next = new double[s.corr.length];
+        System.arraycopy(corr, 0, next, 0, Math.min(corr.length, next.length));
+        s.corr = next;
         s.prevFlows = prevFlows.clone();
     }
 
     /**
-     * Drops a port's correction (its curves could not get a TVF profile of their own).
+     * Sets a port's correction back to 0 (its curves could not get a TVF
+     * profile of their own). The rest of its state stays: the window it last
+     * stepped on (a round that repeats it does not step it again) and each
+     * group's flows then (the next window's groups with flows before take
+     * part, as they would have).
      *
      * @param deviceId device id
      * @param port     port number
      */
     public void forget(String deviceId, long port) {
         Map<Long, State> d = state.get(deviceId);
-        if (d != null) {
-            d.remove(port);
+        State s = d == null ? null : d.get(port);
+        if (s != null) {
+            s.corr = new double[s.corr.length];
         }
     }
 
@@ -177,7 +191,7 @@ public final class ShareCorrection {
     }
 
     /**
-     * One round of the rule (class comment) on corr, in place.
+     * One step of the rule (class comment) on corr, in place.
      *
      * @param corr      per group, bins (in/out)
      * @param prevFlows active flows per group at the previous step
@@ -202,7 +216,7 @@ public final class ShareCorrection {
             if (weight[g] <= 0 || flowsOf(flows, g) == 0) {
                 corr[g] = 0; // not long-lived, or nothing to correct
             }
-            // Only groups the AQM signalled this round, with flows at the previous step too, take
+            // Only groups the AQM signalled in the window, with flows at the previous step too, take
             // part (one that has just filled has no steady rate yet); the others' decay.
             part[g] = weight[g] > 0 && flowsOf(flows, g) > 0 && flowsOf(prevFlows, g) > 0 && g < bits.length
                     && g < signalled.length && signalled[g] > 0;
