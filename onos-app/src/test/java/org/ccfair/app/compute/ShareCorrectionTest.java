@@ -50,6 +50,18 @@ public class ShareCorrectionTest {
         s.set(device, port, new double[groups], f);
     }
 
+    // a snapshot of port `port` of device "d" with one flow each in loss1 and hybrid1 and a new
+    // window in which they forwarded 8 and 11.6 Mbit in 1 s (the step from 0: +-0.75 applied)
+    private StatsSnapshot window(long port) {
+        return StatsSnapshot.builder().port("d", port, flows(1, 1))
+                .forwarded("d", port, bits(8e6, 11.6e6), sig(), 1).build();
+    }
+
+    // what compileDevice asks of a 20 Mbit/s port of device "d" seeing `f` in `snap`
+    private double[] update(ShareCorrection s, StatsSnapshot snap, long port, int[] f) {
+        return s.update("d", port, snap.round(), f, snap.forwarded("d", port), 20, weights());
+    }
+
     // both groups dropped or marked 3 packets in the round
     private long[] sig() {
         return java.util.Arrays.stream(flows(3, 3)).asLongStream().toArray();
@@ -122,15 +134,13 @@ public class ShareCorrectionTest {
     @Test
     public void oneStepPerSnapshotRoundAndQuarterBinSteps() {
         ShareCorrection s = new ShareCorrection(P);
-        StatsSnapshot snap = StatsSnapshot.builder().port("d", 1, flows(1, 1))
-                .forwarded("d", 1, bits(8e6, 11.6e6), sig(), 1).build();
-        StatsSnapshot first = StatsSnapshot.builder().port("d", 3, flows(1, 1))
-                .forwarded("d", 3, bits(8e6, 11.6e6), sig(), 1).build();
+        StatsSnapshot snap = window(1);
+        StatsSnapshot first = window(3);
         assertNull("a port's first window: no group had flows before, none takes part",
-                   s.update("d", 3, first.round(), flows(1, 1), first.forwarded("d", 3), 20, weights()));
+                   update(s, first, 3, flows(1, 1)));
         primed(s, "d", 1, flows(1, 1));
-        double[] a = s.update("d", 1, snap.round(), flows(1, 1), snap.forwarded("d", 1), 20, weights());
-        double[] b = s.update("d", 1, snap.round(), flows(1, 1), snap.forwarded("d", 1), 20, weights());
+        double[] a = update(s, snap, 1, flows(1, 1));
+        double[] b = update(s, snap, 1, flows(1, 1));
         assertEquals(0.75, a[loss1], 0);
         assertArrayEquals("the same round read twice steps once", a, b, 0);
         assertNull("no window, no step, nothing to apply",
@@ -147,14 +157,13 @@ public class ShareCorrectionTest {
         for (int round = 1; round <= 3; round++) {
             StatsSnapshot snap = StatsSnapshot.builder().port("d", 1, flows(1, 1))
                     .forwarded("d", 1, bits(8e6, 11.6e6), sig(), 0, 1, reading).build();
-            double[] a = s.update("d", 1, snap.round(), flows(1, 1), snap.forwarded("d", 1), 20, weights());
+            double[] a = update(s, snap, 1, flows(1, 1));
             assertEquals("round " + round + " repeats the window of round 1", 0.75, a[loss1], 0);
         }
         // A new reading with the same rates steps again: 0.6455 + 0.7051 = 1.3506 and
         // -0.6455 - 0.5859 = -1.2314, re-centred by 0.0596: +-1.2910, applied +-1.25.
-        StatsSnapshot snap = StatsSnapshot.builder().port("d", 1, flows(1, 1))
-                .forwarded("d", 1, bits(8e6, 11.6e6), sig(), 1).build();
-        double[] a = s.update("d", 1, snap.round(), flows(1, 1), snap.forwarded("d", 1), 20, weights());
+        StatsSnapshot snap = window(1);
+        double[] a = update(s, snap, 1, flows(1, 1));
         assertEquals(1.25, a[loss1], 0);
         assertEquals(-1.25, a[hyb1], 0);
     }
@@ -166,21 +175,19 @@ public class ShareCorrectionTest {
         // ticks between two recompute periods leave m_corrPrevFlows.
         ShareCorrection s = new ShareCorrection(P);
         primed(s, "d", 1, flows(1, 0));
-        StatsSnapshot w1 = StatsSnapshot.builder().port("d", 1, flows(1, 1))
-                .forwarded("d", 1, bits(8e6, 11.6e6), sig(), 1).build();
+        StatsSnapshot w1 = window(1);
         assertNull("hybrid1 has just filled: loss1 alone takes part, its error is 0",
-                   s.update("d", 1, w1.round(), flows(1, 1), w1.forwarded("d", 1), 20, weights()));
+                   update(s, w1, 1, flows(1, 1)));
         // an event-triggered round that sees hybrid1 empty, on the same window: no step
         StatsSnapshot ev = StatsSnapshot.builder().putAll(w1).port("d", 1, flows(1, 0)).build();
-        assertNull(s.update("d", 1, ev.round(), flows(1, 0), ev.forwarded("d", 1), 20, weights()));
+        assertNull(update(s, ev, 1, flows(1, 0)));
         // and a round without a window (no step either)
         StatsSnapshot none = StatsSnapshot.builder().port("d", 1, flows(1, 0)).build();
-        assertNull(s.update("d", 1, none.round(), flows(1, 0), none.forwarded("d", 1), 20, weights()));
+        assertNull(update(s, none, 1, flows(1, 0)));
         // the next window: both had flows at the last step (w1), both take part (0.75, as in
         // oneStepPerSnapshotRoundAndQuarterBinSteps)
-        StatsSnapshot w2 = StatsSnapshot.builder().port("d", 1, flows(1, 1))
-                .forwarded("d", 1, bits(8e6, 11.6e6), sig(), 1).build();
-        double[] a = s.update("d", 1, w2.round(), flows(1, 1), w2.forwarded("d", 1), 20, weights());
+        StatsSnapshot w2 = window(1);
+        double[] a = update(s, w2, 1, flows(1, 1));
         assertEquals(0.75, a[loss1], 0);
         assertEquals(-0.75, a[hyb1], 0);
     }
@@ -198,9 +205,8 @@ public class ShareCorrectionTest {
         StatsSnapshot snap = StatsSnapshot.builder().port("d", 1, flows(1, 1)).port("d", 2, flows(1, 1))
                 .forwarded("d", 1, bits(8e6, 11.2e6), sig(), 0, 1, StatsSnapshot.newReading())
                 .forwarded("d", 2, bits(8e6, 11.2e6), sig(), 1600, 1, StatsSnapshot.newReading()).build();
-        assertNull("without frames: released", s.update("d", 1, snap.round(), flows(1, 1),
-                                                         snap.forwarded("d", 1), 20, weights()));
-        double[] a = s.update("d", 2, snap.round(), flows(1, 1), snap.forwarded("d", 2), 20, weights());
+        assertNull("without frames: released", update(s, snap, 1, flows(1, 1)));
+        double[] a = update(s, snap, 2, flows(1, 1));
         assertEquals(0.5, a[loss1], 0);
         assertEquals(-0.5, a[hyb1], 0);
     }
@@ -209,15 +215,13 @@ public class ShareCorrectionTest {
     public void aForgottenCorrectionRestartsFromZeroButKeepsItsWindowAndFlows() {
         ShareCorrection s = new ShareCorrection(P);
         primed(s, "d", 1, flows(1, 1));
-        StatsSnapshot w1 = StatsSnapshot.builder().port("d", 1, flows(1, 1))
-                .forwarded("d", 1, bits(8e6, 11.6e6), sig(), 1).build();
-        assertEquals(0.75, s.update("d", 1, w1.round(), flows(1, 1), w1.forwarded("d", 1), 20, weights())[loss1], 0);
+        StatsSnapshot w1 = window(1);
+        assertEquals(0.75, update(s, w1, 1, flows(1, 1))[loss1], 0);
         s.forget("d", 1);
         assertArrayEquals(new double[groups], s.current("d", 1), 0);
         // the next window steps from 0 with both groups taking part (they had flows at w1)
-        StatsSnapshot w2 = StatsSnapshot.builder().port("d", 1, flows(1, 1))
-                .forwarded("d", 1, bits(8e6, 11.6e6), sig(), 1).build();
-        assertEquals(0.75, s.update("d", 1, w2.round(), flows(1, 1), w2.forwarded("d", 1), 20, weights())[loss1], 0);
+        StatsSnapshot w2 = window(1);
+        assertEquals(0.75, update(s, w2, 1, flows(1, 1))[loss1], 0);
     }
 
     /**
