@@ -245,6 +245,10 @@ Pipeline::Pipeline(const Config& c, uint64_t seed)
         throw std::invalid_argument("ccfair: the model's rtt_band has one boundary (groups.k = 2), got k = " +
                                     std::to_string(m_c.k));
     m_idxMask = m_c.flow_table_size - 1;
+    m_idxBits = uint32_t(__builtin_ctz(m_c.flow_table_size));
+    if (m_idxBits > 24) // define.p4: EG_SIG needs 8 hash bits above the index
+        throw std::invalid_argument("ccfair: flow_table_size above 2^24 leaves no EG_SIG bits, got " +
+                                    std::to_string(m_c.flow_table_size));
     m_nGroups = uint32_t(P::NUM_GROUPS);
     const size_t n = m_c.flow_table_size;
     m_flowSig.assign(n, {});
@@ -260,6 +264,7 @@ Pipeline::Pipeline(const Config& c, uint64_t seed)
     m_flowIgnore.assign(n, {});
     m_flowSs.assign(n, {});
     m_flowFamily.assign(n, 0);
+    m_flowEgSig.assign(n, 0);
     m_key.assign(n, {0, 0, 0, 0});
     m_pgFlowEnter.assign(size_t(1) << 14, 0);
     m_pgFlowLeave.assign(size_t(1) << 14, 0);
@@ -753,6 +758,20 @@ Pipeline::Classifier(const Bridged& b, EgMd& e)
     e.m_m1 = uint8_t(e.m_m1 - 1);
     e.sparse_gap = SatSub16(b.int_pkts, e.ant_max_pkts);
     e.bdp_gap = SatSub16(e.fair_fine, e.lrate);
+
+    // eg_sig_op (flow_eg_sig; defects 12 and 13): a new flow stores its EG_SIG (the 8 hash bits
+    // above the index); a packet of a flow whose slot holds another EG_SIG stores its own and
+    // runs as CLS_NEW from here on: its reset was lost (dropped after ingress claimed the slot),
+    // or another ingress pipe's flow of the same index wrote the slot (the model has one pipe)
+    uint8_t& es = m_flowEgSig[i];
+    const uint8_t eg_sig = uint8_t(b.flow_idx >> m_idxBits);
+    if (e.cls_op == CLS_NEW) // eg_sig_claim
+        es = eg_sig;
+    else if ((e.cls_op == CLS_PKT || e.cls_op == CLS_END) && es != eg_sig) // eg_sig_pkt / eg_sig_end
+    {
+        es = eg_sig;
+        e.cls_op = CLS_NEW;
+    }
 
     // flow_rate: rate_reset (CLS_NEW), rate_end (CLS_END): the raw rate; a fall is <= x0.866 (FALL_FINE)
     int16_t& rate = m_flowRate[i];
@@ -1518,6 +1537,9 @@ Pipeline::ReadFlow(uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport, F
     out.seq_hi = m_flowSeq[idx].hi;
     out.family = m_flowFamily[idx];
     out.ss_state = m_flowSs[idx].hi;
+    out.rate_s_lo = m_flowRateS[idx].lo;
+    out.rate_s_hi = m_flowRateS[idx].hi;
+    out.eg_sig = m_flowEgSig[idx];
     return true;
 }
 

@@ -167,6 +167,8 @@ struct FlowRegs
     uint32_t seq_lo = 0, seq_hi = 0; // flow_seq: highest data sequence number per direction
     uint8_t family = 0;           // flow_family: 0 delay, 2 loss (FAMILY_*)
     uint16_t ss_state = 0;        // flow_ss.hi
+    uint16_t rate_s_lo = 0, rate_s_hi = 0; // flow_rate_s: last interval's log rate (RATE_S_NONE: none), + the one before
+    uint8_t eg_sig = 0;           // flow_eg_sig: the EG_SIG of the flow egress last saw in the slot
 };
 
 /** Per-group telemetry (pg_pkts, pg_drops, pg_marks) and the controller's view. */
@@ -412,6 +414,7 @@ class Pipeline
 
     Config m_c;
     uint32_t m_idxMask;
+    uint32_t m_idxBits;            // FLOW_IDX_BITS: log2(flow_table_size); EG_SIG = flow_idx[m_idxBits + 7:m_idxBits]
     // FlowTracker registers (ingress)
     std::vector<SigPair> m_flowSig;
     std::vector<uint32_t> m_flowRtt;
@@ -430,6 +433,7 @@ class Pipeline
     std::vector<Pair8> m_flowIgnore; // flow_ignore: lo = the last interval's retransmission run, hi = loss-ignoring count
     std::vector<Pair16> m_flowSs;
     std::vector<uint8_t> m_flowFamily;
+    std::vector<uint8_t> m_flowEgSig; // flow_eg_sig: EG_SIG of the slot's flow as egress knows it (defects 12, 13)
     uint16_t m_updateLimiter = 0;
     // controller-written tables
     std::vector<uint8_t> m_queueMap;          // [group][slot] -> qid

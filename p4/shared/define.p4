@@ -63,6 +63,15 @@ const bit<2> CLS_NEW  = 1;   // first packet of a flow: reset the state
 const bit<2> CLS_PKT  = 2;   // inside an interval: per-packet update
 const bit<2> CLS_END  = 3;   // first packet after an interval: classify
 
+// The egress signature of a flow (classifier.p4: flow_eg_sig; algorithm.md
+// defects 12 and 13): the 8 bits of the bridged 32-bit flow hash (CRC32)
+// above the index. Two flows of one slot differ there with probability
+// 255/256; no bridged bit more.
+#if FLOW_IDX_BITS > 24
+#error "flow_eg_sig needs 8 flow-hash bits above the index (FLOW_IDX_BITS <= 24)"
+#endif
+#define EG_SIG hdr.bridged.flow_idx[FLOW_IDX_BITS + 7:FLOW_IDX_BITS]
+
 // bridged.interval_end: 1 = this packet ends the flow's interval (or starts
 // its first one), 0 = inside it, INTERVAL_ACK = a pure ACK of a tracked flow,
 // which neither ends an interval nor counts: where both directions cross the

@@ -27,6 +27,9 @@
 // before stage 4, and Tofino 2 took 12 stages (measured; 11 with these:
 // flow_ignore and flow_family follow flow_rate's `fell`, flow_ss a stage
 // after them).
+// flow_eg_sig (defects 12 and 13): keyed on egress_op's cls_op (stage 0)
+// alone, so stage 1, before every register whose operation it may change.
+#define STAGE_EG_SIG       1
 #define STAGE_EG_RATE      3
 #define STAGE_EG_RATE_S    2
 #define STAGE_EG_IGNORE    4

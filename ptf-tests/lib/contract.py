@@ -114,7 +114,10 @@ REGISTERS = {
     EG + ".classifier.flow_rate": 16,  # signed: interval rate in 1/64 decade (4 per TVF rate bin)
     EG + ".classifier.flow_rate_s": 32,
     EG + ".classifier.flow_ignore": 16,
+    EG + ".classifier.flow_ss": 32,
     EG + ".classifier.flow_family": 8,  # 0 delay-based, 2 loss-based (define.p4 FAMILY_*)
+    # the 8 flow-hash bits above the index (define.p4 EG_SIG) of the flow egress last saw in the slot
+    EG + ".classifier.flow_eg_sig": 8,
 }
 
 # registers whose cells are structs: members in order, (name, width); reads return them as a list
@@ -125,6 +128,8 @@ REGISTER_FIELDS = {
     EG + ".classifier.flow_ignore": [("lo", 8), ("hi", 8)],  # lo: last interval's retransmission run; hi: count
     # lo: last interval's log rate (0xFFFF: none yet); hi: lo + the one before (twice the marker's label)
     EG + ".classifier.flow_rate_s": [("lo", 16), ("hi", 16)],
+    # lo: previous interval's data packets + 1 (0: fair BDP reached); hi: slow-start state (0 active)
+    EG + ".classifier.flow_ss": [("lo", 16), ("hi", 16)],
 }
 
 # indirect counter -> unit (P4Info CounterSpec.Unit name)

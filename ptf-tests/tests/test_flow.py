@@ -14,6 +14,8 @@ ENTER, PKTS = IG + ".update.pg_flow_enter", EG + ".telemetry.pg_pkts"
 UNTRACKED = IG + ".flow_tracker.untracked"
 SEQ_LO, SEQ_HI = IG + ".flow_tracker.flow_seq_lo", IG + ".flow_tracker.flow_seq_hi"
 RETX = IG + ".flow_tracker.flow_retx"
+FAMILY, IGNORE, SS = EG + ".classifier.flow_family", EG + ".classifier.flow_ignore", EG + ".classifier.flow_ss"
+RATE, RATE_S, EG_SIG = EG + ".classifier.flow_rate", EG + ".classifier.flow_rate_s", EG + ".classifier.flow_eg_sig"
 
 
 @group("flow")
@@ -186,6 +188,83 @@ class SignatureNeverMatchesAnEmptySlot(CcfairTest):
                 if flowhash.flow_index(a, b, sp, dp, bits) == idx:
                     return zero, K.Flow(0, 1, sp, dport=dp)
         self.fail("no flow of 160000 shares slot %d" % idx)
+
+
+@group("flow")
+class LostResetCaughtInEgress(CcfairTest):
+    """A new flow whose first packet ingress claims the slot with and then drops (here: no L2
+    entry for its destination MAC) never brings the reset of the slot's egress state (CLS_NEW)
+    to egress. Egress keeps a signature byte per slot (flow_eg_sig: the 8 flow-hash bits above
+    the index, algorithm.md defects 12 and 13), so the new flow's next packet finds the previous
+    occupant's there and resets the state (runs as CLS_NEW); the program before let the new flow
+    inherit it: the old flow's sticky family, loss-ignoring count, slow-start end and rate label.
+    The old flow's history is written into the egress registers after its own first packet (as
+    a long-lived, loss-based flow leaves them). A later packet of the new flow finds its own
+    signature and keeps the state. The ports' default RTT is 1 s and no flow completes an RTT
+    sample, so every packet after a claim falls inside the claim's interval (CLS_PKT); the new
+    flow's packets follow each other well within the idle expiry (400 ms)."""
+
+    UNKNOWN_MAC = "00:00:00:00:00:ee"
+    maxDiff = None
+
+    def runTest(self):
+        p1, p2 = self.ports[0], self.ports[1]
+        self.forward_pair(p1, p2, default_rtt_us=1000000)
+        old, new = self._slot_pair()
+        idx = self.clear_slot(old)
+        self.write_register(IG + ".flow_tracker.flow_rtt", idx, 0)  # no pending SYN time: no sample
+        self.wait_claimable()
+        pkt = old.data(200)
+        self.send(p1, pkt)
+        self.expect(pkt, p2)
+        self.assertEqual(self.new_flow_id(old), idx)
+        history = {FAMILY: 2, IGNORE: [3, 5], SS: [10, 1], RATE_S: [400, 790], RATE: 400}
+        for reg, v in history.items():
+            self.write_register(reg, idx, v)
+        f = self.params["flow"]
+        time.sleep(f["idle_intervals_to_expire"] * f["default_rtt_us"] * 1e-6 * 1.1 + 0.1)  # old expires
+        lost = new.data(200)
+        lost[K.Ether].dst = self.UNKNOWN_MAC
+        self.send(p1, lost)
+        self.expect_none(0.2)  # short: the claim expires after 400 ms idle, and then the next packet
+        #                        would claim the slot anew (CLS_NEW) instead of finding it
+        self.assertTrue(self.is_tracked(new), "the dropped packet did not claim the slot")
+        self.assertEqual({reg: self.read_register(reg, idx) for reg in history}, history,
+                         "test set-up: the dropped packet changed the egress state")
+        pkt = new.data(200)
+        self.send(p1, pkt)
+        self.expect(pkt, p2)
+        reset = {FAMILY: 0, IGNORE: [0, 0], SS: [1, 0], RATE_S: [0xFFFF, 0], RATE: 0}
+        self.assertEqual({reg: self.read_register(reg, idx) for reg in history}, reset,
+                         "the new flow's packet left the previous flow's egress state")
+        self.assertEqual(self.read_register(EG_SIG, idx), self._eg_sig(new), "flow_eg_sig")
+        self.write_register(FAMILY, idx, 2)
+        pkt = new.data(200)
+        self.send(p1, pkt)
+        self.expect(pkt, p2)
+        self.assertEqual(self.read_register(FAMILY, idx), 2, "a packet of the slot's own flow reset its state")
+
+    def _bits(self):
+        return (self.info.register_size(IG + ".flow_tracker.flow_sig") - 1).bit_length()
+
+    def _eg_sig(self, flow):
+        return (flowhash.flow_hash(K.HOST_IP[flow.a], K.HOST_IP[flow.b], flow.sport, flow.dport)
+                >> self._bits()) & 0xFF
+
+    def _slot_pair(self):
+        """Two flows of hosts 0 -> 1 with one slot index and different signatures, ingress and egress."""
+        seen = {}
+        for dport in range(5000, 5400):
+            for sport in range(40000, 40400):
+                flow = K.Flow(0, 1, sport, dport=dport)
+                idx, sig = self.flow_slot(K.HOST_IP[0], K.HOST_IP[1], sport, dport)
+                if idx in seen:
+                    other, osig = seen[idx]
+                    if osig != sig and self._eg_sig(other) != self._eg_sig(flow):
+                        return other, flow
+                    continue
+                seen[idx] = (flow, sig)
+        self.fail("no two of 160000 port pairs share a slot with different signatures")
 
 
 @group("flow")

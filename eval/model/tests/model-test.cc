@@ -203,6 +203,82 @@ TestSynRestarts()
     CHECK((r.flow_rtt & 0x80000000u) != 0, "and stores its time as a pending RTT sample");
 }
 
+// Defects 12 and 13: a new flow whose first packet ingress claims the slot with but drops
+// (here the model's TM: the port's shared buffer is full) never resets the slot's egress state
+// (CLS_NEW); flow_eg_sig holds the previous occupant's EG_SIG, so the new flow's next packet runs
+// as CLS_NEW and its first interval end classifies it from its own state. Before the check it
+// inherited the old flow's slow-start end and rate label and went long-lived at that end.
+void
+TestLostReset()
+{
+    g_ctx = "lost-reset";
+    Config c = Config::Defaults();
+    c.default_rtt_units = 9766;
+    c.interval_min_units = c.default_rtt_units;
+    c.flow_table_size = 1; // A and B share the one slot; EG_SIG is then flow_idx[7:0]
+    c.buffer_pkts = 8;
+    Pipeline p(c);
+    p.SetFairRate(10000000000ULL);
+    const uint32_t a = 0x0a000001, b = 0x0a000002, dst = 0x0a000101;
+    auto egSig = [](uint32_t src, uint16_t sport) {
+        uint8_t buf[13], *o = buf;
+        for (uint64_t v : {uint64_t(src), uint64_t(0x0a000101)})
+            for (int i = 3; i >= 0; --i)
+                *o++ = uint8_t(v >> (8 * i));
+        for (uint16_t v : {std::min<uint16_t>(sport, 5201), std::max<uint16_t>(sport, 5201)})
+            *o++ = uint8_t(v >> 8), *o++ = uint8_t(v);
+        *o = 6;
+        return uint8_t(Pipeline::Crc32(buf, 13));
+    };
+    CHECK(egSig(a, 40000) != egSig(b, 40001), "premise: the two flows' EG_SIG differ");
+    uint64_t t = 0;
+    for (int n : {4, 8, 16, 8, 8})
+    {
+        for (int i = 0; i < n; ++i)
+        {
+            p.Enqueue(Data(t + i * 500 * US, a, 40000));
+            Drain(p, t + i * 500 * US);
+        }
+        t += 12 * MS;
+    }
+    FlowRegs r;
+    p.ReadFlow(a, 40000, dst, 5201, r);
+    CHECK(r.group == 2 && r.ss_state != 0 && r.rate_s_lo != 0xFFFF,
+          "premise: A is delay0 past slow start with a rate label: group " << int(r.group) << " ss " << r.ss_state);
+    const uint16_t a_ss = r.ss_state;
+    t += (uint64_t(gen::EXPIRE_UNITS) << 18) + 2 * MS; // A's slot expires
+    for (uint32_t i = 0; i < c.buffer_pkts; ++i)       // the buffer fills with untracked UDP
+    {
+        Pkt u = Data(t, 0x0a000003, uint16_t(7000 + i));
+        u.tcp = false;
+        p.Enqueue(u);
+    }
+    EnqResult lost = p.Enqueue(Data(t, b, 40001));
+    CHECK(lost.verdict == Verdict::DROP_BUFFER && lost.flow == 0,
+          "B's first packet claims the slot and is dropped before egress: flow " << lost.flow);
+    Drain(p, t);
+    CHECK(p.ReadFlow(b, 40001, dst, 5201, r) && r.ss_state == a_ss,
+          "premise: the slot's egress state is still A's: ss " << r.ss_state);
+    CHECK(r.eg_sig == egSig(a, 40000), "flow_eg_sig holds A's EG_SIG: " << int(r.eg_sig));
+    p.Enqueue(Data(t + 1 * MS, b, 40001)); // inside B's interval: CLS_PKT, which finds A's EG_SIG
+    Drain(p, t + 1 * MS);
+    p.ReadFlow(b, 40001, dst, 5201, r);
+    CHECK(r.eg_sig == egSig(b, 40001), "flow_eg_sig holds B's EG_SIG: " << int(r.eg_sig));
+    CHECK(r.ss_state == 0 && r.rate_s_lo == 0xFFFF && r.rate_s_hi == 0 && r.family == 0 && r.ignore == 0,
+          "B's packet reset the egress state (CLS_NEW): ss " << r.ss_state << " rate_s " << r.rate_s_lo << "/"
+                                                           << r.rate_s_hi);
+    p.Enqueue(Data(t + 12 * MS, b, 40001)); // B's first interval end (2 data packets): an ant
+    Drain(p, t + 12 * MS);
+    p.ReadFlow(b, 40001, dst, 5201, r);
+    CHECK(r.group == P::GROUP_ANT, "B classified from its own interval (ant), not A's state: group " << int(r.group));
+    p.Enqueue(Data(t + 13 * MS, b, 40001)); // the same flow's next packet: EG_SIG matches, nothing reset
+    Drain(p, t + 13 * MS);
+    FlowRegs r2;
+    p.ReadFlow(b, 40001, dst, 5201, r2);
+    CHECK(r2.rate_s_lo == r.rate_s_lo && r2.rate_s_hi == r.rate_s_hi && r2.rate_s_lo != 0xFFFF,
+          "a matching EG_SIG keeps the state: rate_s " << r2.rate_s_lo << "/" << r2.rate_s_hi);
+}
+
 // Rows 1, 6, 7 and defect 10: the SYN opens a provisional interval (SYN and SYN-ACK count in
 // it); the packet completing the RTT sample restarts it, so the first interval starts there.
 void
@@ -1443,6 +1519,7 @@ main(int argc, char** argv)
     TestReadFlowSignature();
     TestSymmetricAndCollision();
     TestSynRestarts();
+    TestLostReset();
     TestFirstInterval();
     TestRttWrap();
     TestStaleRtt();

@@ -11,6 +11,9 @@
 // packet as is sent to ingress by a
 // truncated mirror copy (at most UPDATE rate per pipe; retried at the next
 // interval end if suppressed). pair8_t: flow_tracker.p4.
+// The flow's egress state is guarded by a signature byte (flow_eg_sig,
+// docs/algorithm.md defects 12 and 13): a packet whose slot holds another
+// flow's runs as CLS_NEW.
 struct pair16_t {
     bit<16> lo;
     bit<16> hi;
@@ -25,6 +28,7 @@ control Classifier(inout egress_headers_t hdr,
     Register<pair8_t, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_ignore;
     Register<pair16_t, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_ss;
     Register<bit<8>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_family;
+    Register<bit<8>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_eg_sig;
     Register<bit<16>, bit<1>>(1) update_limiter;
     // The update's group word (flow_tracker.p4: flow_group) through the hash
     // unit: a constant and two PHV fields are too many sources for one ALU.
@@ -67,6 +71,41 @@ control Classifier(inout egress_headers_t hdr,
         default_action = set_rtt_band(0);
         size = RTT_BAND_SIZE;
     }
+
+    // --- egress signature (defects 12 and 13): the slot's owner as egress
+    // knows it, EG_SIG (define.p4: CRC32 bits above the index, bridged with
+    // flow_idx). Ingress checks its 15-bit signature, but egress registers
+    // exist once per egress pipe and are written by flows of every ingress
+    // pipe, and the reset of a new occupant (CLS_NEW) rides on one packet,
+    // which ingress may drop after the claim. So the first egress register
+    // stage compares: a CLS_NEW packet stores its signature; a CLS_PKT or
+    // CLS_END packet that finds another one stores its own and turns into
+    // CLS_NEW (its output is the operation the rest of the classifier runs).
+    RegisterAction<bit<8>, bit<FLOW_IDX_BITS>, bit<2>>(flow_eg_sig) eg_sig_claim = {
+        void apply(inout bit<8> v) {
+            v = EG_SIG;
+        }
+    };
+    RegisterAction<bit<8>, bit<FLOW_IDX_BITS>, bit<2>>(flow_eg_sig) eg_sig_pkt = {
+        void apply(inout bit<8> v, out bit<2> rv) {
+            if (v == EG_SIG) {
+                rv = CLS_PKT;
+            } else {
+                v = EG_SIG;
+                rv = CLS_NEW;
+            }
+        }
+    };
+    RegisterAction<bit<8>, bit<FLOW_IDX_BITS>, bit<2>>(flow_eg_sig) eg_sig_end = {
+        void apply(inout bit<8> v, out bit<2> rv) {
+            if (v == EG_SIG) {
+                rv = CLS_END;
+            } else {
+                v = EG_SIG;
+                rv = CLS_NEW;
+            }
+        }
+    };
 
     // --- rate of the finished interval; 1 if it fell to 1 - 2^-fall_shift of
     // the previous one or below (x0.866 as FALL_FINE log units). Signed: the
@@ -259,6 +298,29 @@ control Classifier(inout egress_headers_t hdr,
     // One internal table per register, its action chosen by md.cls_op: a
     // single logical table instead of one per if/else arm (Tofino 1 has 16
     // per stage for both gresses, and they ran out before the memory did).
+    // eg_sig_op first: it may turn md.cls_op into CLS_NEW for every table
+    // after it (and for group_of, the slow-start drop and the update).
+    @hidden action eg_sig_claim_op() {
+        eg_sig_claim.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+    }
+    @hidden action eg_sig_pkt_op() {
+        md.cls_op = eg_sig_pkt.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+    }
+    @hidden action eg_sig_end_op() {
+        md.cls_op = eg_sig_end.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+    }
+    AT_STAGE(STAGE_EG_SIG) @hidden
+    table eg_sig_op {
+        key = { md.cls_op: exact; }
+        actions = { eg_sig_claim_op; eg_sig_pkt_op; eg_sig_end_op; no_op; }
+        const entries = {
+            CLS_NEW : eg_sig_claim_op();
+            CLS_PKT : eg_sig_pkt_op();
+            CLS_END : eg_sig_end_op();
+        }
+        const default_action = no_op();
+        size = 4;
+    }
     @hidden action rate_reset_op() {
         rate_reset.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
     }
@@ -405,6 +467,7 @@ control Classifier(inout egress_headers_t hdr,
         rtt_band.apply();
         interval_rate();
         interval_gaps();
+        eg_sig_op.apply();
         rate_op.apply();
         rate_s_op.apply();
         rate_label();

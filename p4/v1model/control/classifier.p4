@@ -13,6 +13,7 @@ control Classifier(inout headers_t hdr,
     register<bit<16>, bit<32>>(FLOW_TABLE_SIZE) flow_ignore;   // lo(8) ++ hi(8)
     register<bit<32>, bit<32>>(FLOW_TABLE_SIZE) flow_ss;       // lo(16) ++ hi(16)
     register<bit<8>, bit<32>>(FLOW_TABLE_SIZE) flow_family;
+    register<bit<8>, bit<32>>(FLOW_TABLE_SIZE) flow_eg_sig;     // EG_SIG of the slot's flow (defects 12, 13)
     register<bit<16>, bit<32>>(1) update_limiter;
 
     bit<32> idx;
@@ -70,6 +71,19 @@ control Classifier(inout headers_t hdr,
 #include "entries_group_of.p4"
         }
         const default_action = set_group(GROUP_ANT);
+    }
+
+    // --- egress signature (TNA eg_sig_claim / eg_sig_pkt / eg_sig_end): a
+    // CLS_NEW packet stores EG_SIG; a CLS_PKT or CLS_END packet that finds
+    // another flow's stores its own and runs as CLS_NEW
+    action eg_sig_claim() { flow_eg_sig.write(idx, EG_SIG); }
+    action eg_sig_check() {
+        bit<8> v;
+        flow_eg_sig.read(v, idx);
+        if (v != EG_SIG) {
+            flow_eg_sig.write(idx, EG_SIG);
+            md.cls_op = CLS_NEW;
+        }
     }
 
     // --- rate: reset, interval end (fell = 1: down by FALL_FINE or more)
@@ -186,6 +200,11 @@ control Classifier(inout headers_t hdr,
         rtt_band.apply();
         interval_rate();
         interval_gaps();
+        if (md.cls_op == CLS_NEW) {
+            eg_sig_claim();
+        } else if (md.cls_op == CLS_PKT || md.cls_op == CLS_END) {
+            eg_sig_check();
+        }
         if (md.cls_op == CLS_PKT) {
             rate_s_read();
         } else if (md.cls_op == CLS_NEW) {
