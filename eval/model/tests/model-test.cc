@@ -208,10 +208,13 @@ TestSynRestarts()
 // (CLS_NEW); flow_eg_sig holds the previous occupant's EG_SIG, so the new flow's next packet runs
 // as CLS_NEW and its first interval end classifies it from its own state. Before the check it
 // inherited the old flow's slow-start end and rate label and went long-lived at that end.
+// atEnd: that next packet comes after the claimed interval's deadline, so it is a CLS_END
+// (eg_sig_end in the program), which turned CLS_NEW classifies nothing: the group stays the
+// claim's (mouse); before the check it was classified from the old flow's state.
 void
-TestLostReset()
+TestLostReset(bool atEnd)
 {
-    g_ctx = "lost-reset";
+    g_ctx = atEnd ? "lost-reset-end" : "lost-reset";
     Config c = Config::Defaults();
     c.default_rtt_units = 9766;
     c.interval_min_units = c.default_rtt_units;
@@ -260,19 +263,24 @@ TestLostReset()
     CHECK(p.ReadFlow(b, 40001, dst, 5201, r) && r.ss_state == a_ss,
           "premise: the slot's egress state is still A's: ss " << r.ss_state);
     CHECK(r.eg_sig == egSig(a, 40000), "flow_eg_sig holds A's EG_SIG: " << int(r.eg_sig));
-    p.Enqueue(Data(t + 1 * MS, b, 40001)); // inside B's interval: CLS_PKT, which finds A's EG_SIG
-    Drain(p, t + 1 * MS);
+    // inside B's interval: CLS_PKT; atEnd: past its deadline (default RTT 10 ms): CLS_END; either
+    // finds A's EG_SIG
+    const uint64_t t1 = t + (atEnd ? 12 : 1) * MS;
+    p.Enqueue(Data(t1, b, 40001));
+    Drain(p, t1);
     p.ReadFlow(b, 40001, dst, 5201, r);
     CHECK(r.eg_sig == egSig(b, 40001), "flow_eg_sig holds B's EG_SIG: " << int(r.eg_sig));
     CHECK(r.ss_state == 0 && r.rate_s_lo == 0xFFFF && r.rate_s_hi == 0 && r.family == 0 && r.ignore == 0,
           "B's packet reset the egress state (CLS_NEW): ss " << r.ss_state << " rate_s " << r.rate_s_lo << "/"
                                                            << r.rate_s_hi);
-    p.Enqueue(Data(t + 12 * MS, b, 40001)); // B's first interval end (2 data packets): an ant
-    Drain(p, t + 12 * MS);
+    if (atEnd)
+        CHECK(r.group == P::GROUP_MOUSE, "the interval end turned CLS_NEW classified nothing: group " << int(r.group));
+    p.Enqueue(Data(t1 + 11 * MS, b, 40001)); // B's first classified interval end: an ant
+    Drain(p, t1 + 11 * MS);
     p.ReadFlow(b, 40001, dst, 5201, r);
     CHECK(r.group == P::GROUP_ANT, "B classified from its own interval (ant), not A's state: group " << int(r.group));
-    p.Enqueue(Data(t + 13 * MS, b, 40001)); // the same flow's next packet: EG_SIG matches, nothing reset
-    Drain(p, t + 13 * MS);
+    p.Enqueue(Data(t1 + 12 * MS, b, 40001)); // the same flow's next packet: EG_SIG matches, nothing reset
+    Drain(p, t1 + 12 * MS);
     FlowRegs r2;
     p.ReadFlow(b, 40001, dst, 5201, r2);
     CHECK(r2.rate_s_lo == r.rate_s_lo && r2.rate_s_hi == r.rate_s_hi && r2.rate_s_lo != 0xFFFF,
@@ -1519,7 +1527,8 @@ main(int argc, char** argv)
     TestReadFlowSignature();
     TestSymmetricAndCollision();
     TestSynRestarts();
-    TestLostReset();
+    TestLostReset(false);
+    TestLostReset(true);
     TestFirstInterval();
     TestRttWrap();
     TestStaleRtt();
