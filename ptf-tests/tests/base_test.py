@@ -124,13 +124,18 @@ class CcfairTest(BaseTest):
         counts. Call it at the start of runTest, or in setUp after CcfairTest.setUp."""
         if self.profile != "bmv2":
             return
+        self.skip_visibly(reason, "TNA only: ")
+
+    def skip_visibly(self, reason, prefix=""):
+        """Skip this test, printing ``SKIPPED: <test> on <profile> (<reason>)`` on stdout, the
+        line make test counts and lists (unittest's own skip shows only in PTF's output)."""
         sys.stderr.flush()
         # PTF's runner has written "<test> ... " to stderr without a newline; where stdout is the
         # same file (a terminal, make's 2>&1) end that line so that SKIPPED starts one.
         lead = "\n" if os.path.sameopenfile(1, 2) else ""
-        sys.stdout.write("%sSKIPPED: %s on bmv2 (%s)\n" % (lead, self, reason))
+        sys.stdout.write("%sSKIPPED: %s on %s (%s)\n" % (lead, self, self.profile, reason))
         sys.stdout.flush()
-        self.skipTest("TNA only: " + reason)
+        self.skipTest(prefix + reason)
 
     @property
     def bmv2(self):

@@ -267,7 +267,7 @@ class LongLivedFlowsStartDelayBased(_Classify):
 
     def runTest(self):
         if self.params["classifier"]["fall_shift"] < 2:
-            self.skipTest("written for classifier.fall_shift >= 2 (17 -> 9 packets a fall)")
+            self.skip_visibly("written for classifier.fall_shift >= 2 (17 -> 9 packets a fall)")
         mouse, delay0 = self.group_id("mouse"), self.group_id("delay", 0)
         self.setup_path(self.ports[1])
         fid = self.open_flow(K.Flow(0, 1, 43060))
@@ -360,7 +360,7 @@ class FallAfterRetransmissionNotCounted(_LossIgnoring):
     def runTest(self):
         delay0, loss0 = self.group_id("delay", 0), self.group_id("loss", 0)
         if self.params["classifier"]["retx_run"] != 3 or self.params["classifier"]["fall_shift"] < 2:
-            self.skipTest("written for classifier.retx_run = 3 and fall_shift >= 2 (18 / 28 a fall)")
+            self.skip_visibly("written for classifier.retx_run = 3 and fall_shift >= 2 (18 / 28 a fall)")
         self.slow_start(43021)
         new = [27, 17] * 3
         want = [delay0] * 2 + [loss0] * (len(new) - 1)
@@ -415,7 +415,7 @@ class RetransmissionsInSlowStartNotCounted(_LossIgnoring):
     def runTest(self):
         mouse, delay0, model = self.group_id("mouse"), self.group_id("delay", 0), self.group_id("hybrid", 1)
         if not 1 <= self.params["classifier"]["retx_run"] <= 5:
-            self.skipTest("written for classifier.retx_run <= 5: a run a mouse reaches")
+            self.skip_visibly("written for classifier.retx_run <= 5: a run a mouse reaches")
         self.setup_path(self.ports[1])
         self.open_flow(K.Flow(0, 1, 43023))
         new = [2, 4, 8, 16, 8, 8, 8, 1]             # the last burst only ends the seventh interval
@@ -448,7 +448,7 @@ class _LossBackoff(_LossIgnoring):
         each, then one packet that ends the last): flow_family after each interval end is
         `family`, and the group follows it."""
         if self.params["classifier"]["fall_shift"] < 2:
-            self.skipTest("written for classifier.fall_shift >= 2 (16 -> 8 packets a fall)")
+            self.skip_visibly("written for classifier.fall_shift >= 2 (16 -> 8 packets a fall)")
         g = {0: self.group_id("delay", 0), 2: self.group_id("loss", 0)}
         want = [g[f] for f in family]
         self.slow_start(sport)

@@ -222,7 +222,7 @@ class LostResetCaughtInEgress(CcfairTest):
                 return
             reasons.append("attempt %d: %s" % (attempt + 1, reason))
             logging.info("LostResetCaughtInEgress: %s", reasons[-1])
-        self.skipTest("the host was too slow for the idle expiry this test needs: " + "; ".join(reasons))
+        self.skip_visibly("the host was too slow for the idle expiry this test needs: " + "; ".join(reasons))
 
     def attempt(self, p1, p2, old, new):
         """None once every check passed; else why the host was too slow (a gap reached the idle

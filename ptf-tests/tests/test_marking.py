@@ -173,7 +173,7 @@ class PvLabelIsTheAverageOfTwoIntervals(_Marking):
                 return
             reasons.append("attempt %d: %s" % (attempt + 1, reason))
             logging.info("PvLabelIsTheAverageOfTwoIntervals: %s", reasons[-1])
-        self.skipTest("the host was too slow for the intervals this test needs: " + "; ".join(reasons))
+        self.skip_visibly("the host was too slow for the intervals this test needs: " + "; ".join(reasons))
 
     def attempt(self, p1, p3, flow):
         """The three bursts of `flow`; None once every check passed, else why the host was too slow."""
