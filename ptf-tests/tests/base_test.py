@@ -378,10 +378,13 @@ class CcfairTest(BaseTest):
         """The next reclassification digest entries [{flow_id, stats_idx, old_group, new_group}] or []."""
         return self.digest(DIGEST, timeout) or []
 
+    def index_bits(self):
+        """FLOW_IDX_BITS of the running program: log2 of its flow table's size."""
+        return (self.info.register_size(IG + ".flow_tracker.flow_sig") - 1).bit_length()
+
     def flow_slot(self, ip_a, ip_b, port_a, port_b, proto=6):
         """(index, signature) the program computes for a connection (lib/flowhash.py)."""
-        bits = (self.info.register_size(IG + ".flow_tracker.flow_sig") - 1).bit_length()
-        return (flowhash.flow_index(ip_a, ip_b, port_a, port_b, bits, proto),
+        return (flowhash.flow_index(ip_a, ip_b, port_a, port_b, self.index_bits(), proto),
                 flowhash.flow_sig(ip_a, ip_b, port_a, port_b))
 
     def flow_id(self, flow):

@@ -179,7 +179,7 @@ class SignatureNeverMatchesAnEmptySlot(CcfairTest):
     def _zero_and_same_slot(self):
         """A flow of hosts 0 -> 1 whose CRC16 is 0, and another flow with the same slot index."""
         a, b = K.HOST_IP[0], K.HOST_IP[1]
-        bits = (self.info.register_size(IG + ".flow_tracker.flow_sig") - 1).bit_length()
+        bits = self.index_bits()
         zero = next((K.Flow(0, 1, sp, dport=dp) for dp in range(5000, 5100) for sp in range(40000, 65536)
                      if flowhash.flow_crc16(a, b, sp, dp) == 0), None)
         self.assertIsNotNone(zero, "no port pair with CRC16 0")
@@ -278,12 +278,9 @@ class LostResetCaughtInEgress(CcfairTest):
         self.assertEqual(self.read_register(FAMILY, idx), 2, "a packet of the slot's own flow reset its state")
         return None
 
-    def _bits(self):
-        return (self.info.register_size(IG + ".flow_tracker.flow_sig") - 1).bit_length()
-
     def _eg_sig(self, flow):
         return (flowhash.flow_hash(K.HOST_IP[flow.a], K.HOST_IP[flow.b], flow.sport, flow.dport)
-                >> self._bits()) & 0xFF
+                >> self.index_bits()) & 0xFF
 
     def _slot_pair(self, skip=0):
         """Two flows of hosts 0 -> 1 with one slot index and different signatures, ingress and
