@@ -339,6 +339,15 @@ Pipeline::Crc32(const uint8_t* d, size_t n)
     return ~c;
 }
 
+uint32_t
+Pipeline::FlowHash(uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport, uint8_t proto)
+{
+    uint8_t buf[13], *o = buf;
+    Put(o, std::min(src, dst), 4), Put(o, std::max(src, dst), 4);
+    Put(o, std::min(sport, dport), 2), Put(o, std::max(sport, dport), 2), Put(o, proto, 1);
+    return Crc32(buf, 13);
+}
+
 uint16_t
 Pipeline::Crc16(const uint8_t* d, size_t n) // CRC-16/ARC, as BMv2's crc16 and bf-p4c's crc_16
 {
@@ -1511,10 +1520,8 @@ Pipeline::ReadFlow(uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport, F
 {
     const uint32_t ip_lo = std::min(src, dst), ip_hi = std::max(src, dst);
     const uint16_t port_lo = std::min(sport, dport), port_hi = std::max(sport, dport);
-    uint8_t buf[13], *o = buf;
-    Put(o, ip_lo, 4), Put(o, ip_hi, 4), Put(o, port_lo, 2), Put(o, port_hi, 2), Put(o, 6, 1);
-    const uint32_t idx = Crc32(buf, 13) & m_idxMask;
-    o = buf;
+    const uint32_t idx = FlowHash(src, sport, dst, dport) & m_idxMask;
+    uint8_t buf[12], *o = buf;
     Put(o, port_hi, 2), Put(o, ip_hi, 4), Put(o, port_lo, 2), Put(o, ip_lo, 4);
     const uint16_t sig = uint16_t((Crc16(buf, 12) & 0x7FFF) + 0x8000); // as sig_check stores it
     if (m_flowSig[idx].sig != sig || !(m_flowGroup[idx] & 0x8000))

@@ -344,6 +344,8 @@ class Pipeline
     static uint16_t LogU(uint16_t u);        // nlog_u; u = 0 -> 0xFFFF (default action)
     uint8_t GroupOfKeys(uint16_t sparse_gap, uint16_t ss_state, uint8_t t_mm, uint8_t family, uint8_t band) const;
     static uint32_t Crc32(const uint8_t* d, size_t n);
+    // the bridged flow_idx of a connection, either direction: CRC32 of the symmetric tuple (hash_idx)
+    static uint32_t FlowHash(uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport, uint8_t proto = 6);
     static uint16_t Crc16(const uint8_t* d, size_t n);
     /** TVF lookup as the marker does it: whole bin pos[9:2] of (lr_pv |-| nlog_u); miss -> pv_max. */
     uint16_t TvfPv(uint8_t group, uint16_t lr_pv, uint16_t u) const;

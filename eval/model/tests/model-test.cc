@@ -223,16 +223,7 @@ TestLostReset(bool atEnd)
     Pipeline p(c);
     p.SetFairRate(10000000000ULL);
     const uint32_t a = 0x0a000001, b = 0x0a000002, dst = 0x0a000101;
-    auto egSig = [](uint32_t src, uint16_t sport) {
-        uint8_t buf[13], *o = buf;
-        for (uint64_t v : {uint64_t(src), uint64_t(0x0a000101)})
-            for (int i = 3; i >= 0; --i)
-                *o++ = uint8_t(v >> (8 * i));
-        for (uint16_t v : {std::min<uint16_t>(sport, 5201), std::max<uint16_t>(sport, 5201)})
-            *o++ = uint8_t(v >> 8), *o++ = uint8_t(v);
-        *o = 6;
-        return uint8_t(Pipeline::Crc32(buf, 13));
-    };
+    auto egSig = [&](uint32_t src, uint16_t sport) { return uint8_t(Pipeline::FlowHash(src, sport, dst, 5201)); };
     CHECK(egSig(a, 40000) != egSig(b, 40001), "premise: the two flows' EG_SIG differ");
     uint64_t t = 0;
     for (int n : {4, 8, 16, 8, 8})
