@@ -213,6 +213,7 @@ Config::Defaults()
     c.ctv_step_down = uint32_t(P::AQM_CTV_STEP_DOWN);
     c.ctv_floor_bins = int32_t(P::AQM_CTV_FLOOR_BINS);
     c.ctv_ceiling_bins = int32_t(P::AQM_CTV_CEILING_BINS);
+    c.model_shift_bins = int32_t(P::TVF_MODEL_SHIFT_BINS);
     c.queue_layout = ParseQueueLayout(P::QUEUES_LAYOUT, "params queues.layout");
     c.ecn = P::AQM_ECN != 0;
     c.cell_bytes = uint32_t(P::POLICY_CELL_BYTES_TOFINO);
@@ -812,8 +813,8 @@ Pipeline::Classifier(const Bridged& b, EgMd& e)
     e.ss_in = e.bdp_gap == 0 ? 0 : SatAdd16(b.int_pkts, 1);
 
     // ignore_op (flow_ignore), keyed on the group the packet was queued as: a loss-ignoring
-    // interval retransmitted in retx_run intervals in a row without a fall; a fall after an
-    // interval with retransmissions takes one off
+    // interval retransmitted in retx_run intervals in a row without a fall; a fall in an
+    // interval with a retransmission takes one off
     Pair8& ig = m_flowIgnore[i];
     if (e.cls_op == CLS_NEW) // ign_reset_op
         ig = {};
@@ -826,7 +827,7 @@ Pipeline::Classifier(const Bridged& b, EgMd& e)
         e.ign = 0;
     else if (e.cls_op == CLS_END && e.fell) // ign_fall
     {
-        if (ig.lo != 0 && ig.hi != 0)
+        if (b.int_retx != 0 && ig.hi != 0)
             ig.hi = uint8_t(ig.hi - 1);
         ig.lo = b.int_retx;
         e.ign = ig.hi;
@@ -1451,11 +1452,12 @@ Pipeline::ApplyPolicy(const std::vector<uint32_t>& n)
     const std::vector<double> w = GroupWeights();
     const bool weighted = !m_c.family_weights.empty();
     const bool shared = m_c.queue_layout == QueueLayout::Shared;
-    // 1. per group the curve's shift, steps_per_decade x log10(w) bins (PolicyCompiler.family)
-    // plus the share correction (D13) as applied
+    // 1. per group the curve's shift, steps_per_decade x log10(w) bins, the model-based group's
+    // model_shift_bins (PolicyCompiler.family; D14) plus the share correction (D13) as applied
+    const uint32_t model = uint32_t(P::GROUP_HYBRID_BASE + P::HYBRID_KIND_MODEL);
     for (uint32_t g = 0; g < m_nGroups; ++g)
         m_shift[g] = (weighted && w[g] > 0 ? double(m_c.tvf_steps_per_decade) * std::log10(w[g]) : 0.0) +
-                     AppliedCorrection(g);
+                     (g == model ? double(m_c.model_shift_bins) : 0.0) + AppliedCorrection(g);
     // 2. fair rate of a long-lived flow (PolicyCompiler.fairKbps): port_cfg's, weights ignored
     const double fair = FairRate(double(m_c.link_rate_bps), n, 2);
     const bool noFair = fair <= 0;

@@ -68,6 +68,7 @@ struct Config
     uint32_t ctv_step_up, ctv_step_down;
     // the controller's CTV range: the owner group's TVF at the centre bin + these (aqm.ctv_*_bins)
     int32_t ctv_floor_bins, ctv_ceiling_bins;
+    int32_t model_shift_bins;     // tvf.model_shift_bins: the model-based group's curve beside the others' (D14)
     QueueLayout queue_layout;     // the controller's queue layout (params queues.layout)
     // the governing intent's objective: empty = per-flow; else weighted-groups with one weight
     // per family (FAMILY_* order; ParseFamilyWeights)

@@ -348,8 +348,8 @@ class FallAfterRetransmissionNotCounted(_LossIgnoring):
     """A loss-based flow backs off: after slow start it retransmits in every interval while its
     rate saws between 28 and 18 packets (27 or 17 new segments and a retransmission; 18 / 28 is a
     fall of 36 %, a fall for classifier.fall_shift 2 or more). Its run (flow_ignore lo) grows 1..6,
-    but an interval whose rate fell is not loss-ignoring however long the run, and a fall after an
-    interval with a retransmission (stored run not 0) takes one off the count (not below 0): the
+    but an interval whose rate fell is not loss-ignoring however long the run, and a fall in an
+    interval with a retransmission takes one off the count (not below 0): the
     count (hi) goes 0, 0, 1 (the third interval of the run, 28 packets after 18), 0, 1, 0 and never
     reaches m_m (2 here): the flow is never model-based. It is loss-based (loss 0) from the end of
     its first 18-packet interval on, the first fall in an interval with a retransmission (D11,
@@ -369,6 +369,37 @@ class FallAfterRetransmissionNotCounted(_LossIgnoring):
                            "with a retransmission")
         self.finish(loss0)
         self.assertEqual(ign, [[0, 0], [1, 0], [2, 0], [3, 1], [4, 0], [5, 1], [6, 0]],
+                         "flow_ignore [run, count] after each interval end")
+
+
+@group("classify")
+class FallWithRetransmissionTakesOneOff(_LossIgnoring):
+    """What takes one off the loss-ignoring count is a fall in an interval with a retransmission
+    (the back-off that also makes a flow loss-based, D11), not a fall after one. After slow start
+    (8 packets), four intervals of 15 new segments and a retransmission (16 packets, flat): run 1,
+    2, 3, 4, count 0, 0, 1, 2 (m_m 3: delay-based); 16 new segments (run 0: kept); 7 new and a
+    retransmission (8 packets, a fall in an interval with one): count 1, and loss-based (loss 0)
+    from that end on; 5 new (a fall without one, right after it: kept). flow_ignore [run, count]
+    after the ends: [0, 0], [1, 0], [2, 0], [3, 1], [4, 2], [0, 2], [1, 1], [0, 1]. The program
+    before took one off for a fall after an interval with a retransmission: [1, 2] at the sixth
+    end (the stored run was 0), [0, 1] at the seventh, so a loss-based flow whose losses and
+    back-off fell in one interval stayed counted (docs/algorithm.md §8.4)."""
+    M_M = 3
+
+    def runTest(self):
+        delay0, loss0 = self.group_id("delay", 0), self.group_id("loss", 0)
+        if (self.params["classifier"]["retx_run"] != 3 or self.params["classifier"]["fall_shift"] < 2
+                or self.params["flow"]["ant_max_pkts_per_interval"] >= 5):
+            self.skip_visibly("written for classifier.retx_run = 3, fall_shift >= 2 (8 / 16 and 5 / 8 falls) "
+                              "and ant_max_pkts_per_interval < 5")
+        self.slow_start(43024)
+        new, retx = [15, 15, 15, 15, 16, 7, 5], [1, 1, 1, 1, 0, 1, 0]
+        want = [delay0] * 6 + [loss0] * 2
+        groups, ign = self.each_interval(new, retx, want)
+        self.assert_groups(groups, want, "slow start's last end, then 16, 16, 16, 16 packets with a "
+                           "retransmission, 16 without, 8 with one, 5 without")
+        self.finish(loss0)
+        self.assertEqual(ign, [[0, 0], [1, 0], [2, 0], [3, 1], [4, 2], [0, 2], [1, 1], [0, 1]],
                          "flow_ignore [run, count] after each interval end")
 
 

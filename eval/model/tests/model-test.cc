@@ -694,6 +694,8 @@ RunControllerCases(const std::string& path)
                         cfg.ctv_floor_bins = v.get<int32_t>();
                     else if (k == "aqm.ctv_ceiling_bins")
                         cfg.ctv_ceiling_bins = v.get<int32_t>();
+                    else if (k == "tvf.model_shift_bins")
+                        cfg.model_shift_bins = v.get<int32_t>();
                     else if (k == "classifier.bdp_shift")
                         cfg.bdp_shift = v.get<uint32_t>();
                     else

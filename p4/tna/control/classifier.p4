@@ -166,10 +166,10 @@ control Classifier(inout egress_headers_t hdr,
 
     // Loss-ignoring intervals (mM counts them toward model-based): a flow
     // that retransmitted in classifier.retx_run intervals in a row and whose
-    // rate did not fall. A fall right after a retransmission interval takes
-    // one off: a loss-based flow that backs off is not loss-ignoring.
-    // lo = the last interval's retransmission run (bridged int_retx), hi =
-    // the count.
+    // rate did not fall. A fall in an interval with a retransmission (the
+    // event family_loss reads as a back-off) takes one off: a loss-based
+    // flow that backs off is not loss-ignoring. lo = the last interval's
+    // retransmission run (bridged int_retx), hi = the count.
     RegisterAction<pair8_t, bit<FLOW_IDX_BITS>, bit<8>>(flow_ignore) ign_reset = {
         void apply(inout pair8_t v) {
             v.lo = 0;
@@ -178,7 +178,7 @@ control Classifier(inout egress_headers_t hdr,
     };
     RegisterAction<pair8_t, bit<FLOW_IDX_BITS>, bit<8>>(flow_ignore) ign_fall = {
         void apply(inout pair8_t v, out bit<8> rv) {
-            if (v.lo != 0 && v.hi != 0) {
+            if (hdr.bridged.int_retx != 0 && v.hi != 0) {
                 v.hi = v.hi - 1;
             }
             v.lo = hdr.bridged.int_retx;

@@ -131,7 +131,7 @@ control Classifier(inout headers_t hdr,
         bit<16> v;
         flow_ignore.read(v, idx);
         bit<8> hi = v[7:0];
-        if (v[15:8] != 0 && hi != 0) {
+        if (hdr.bridged.int_retx != 0 && hi != 0) {
             hi = hi - 1;
         }
         flow_ignore.write(idx, hdr.bridged.int_retx ++ hi);

@@ -83,6 +83,9 @@ public final class PolicyCompiler {
     // One TVF family per distinct objective + weights (+ share correction): its curves by centre bin.
     private final Map<String, TvfFamily> families = new HashMap<>();
     private final ShareCorrection correction;
+    // The model-based group (hybrid kind "model") and its curve's shift in bins (D14).
+    private final int modelGroup;
+    private final long modelShift;
     private final int profileBudget;
     // Per-device scratch of compileDevice (the compiler is single-threaded).
     private int stamp;
@@ -181,6 +184,8 @@ public final class PolicyCompiler {
         this.ant = (int) params.integer("groups", "ant");
         this.mouse = (int) params.integer("groups", "mouse");
         this.correction = new ShareCorrection(params);
+        this.modelGroup = params.groupId("hybrid", indexOf(params.tree().path("groups").path("hybrid_kinds"), "model"));
+        this.modelShift = params.integer("tvf", "model_shift_bins");
         this.demand = new double[numGroups];
         this.frac = new double[numGroups];
         this.familyOfGroup = new String[numGroups];
@@ -767,12 +772,22 @@ public final class PolicyCompiler {
         if (f == null) {
             double[] shift = new double[numGroups];
             for (int g = 0; g < numGroups; g++) {
-                shift[g] = familyOfGroup[g] == null || perFlow ? 0.0 : tvf.shiftOf(in.weight(familyOfGroup[g]));
+                shift[g] = (familyOfGroup[g] == null || perFlow ? 0.0 : tvf.shiftOf(in.weight(familyOfGroup[g])))
+                        + (g == modelGroup ? modelShift : 0);
             }
             f = new TvfFamily(key, shift, tvf.steps(), false);
             families.put(key, f);
         }
         return f;
+    }
+
+    private static int indexOf(com.fasterxml.jackson.databind.JsonNode list, String name) {
+        for (int i = 0; i < list.size(); i++) {
+            if (name.equals(list.get(i).asText())) {
+                return i;
+            }
+        }
+        throw new IllegalArgumentException("params groups.hybrid_kinds has no '" + name + "'");
     }
 
     // The curves of a base family with a port's share correction (bins) added to each shift.
