@@ -229,8 +229,8 @@ write("loss-backoff-makes-loss-based",
       "retransmission: delay0, family 0; at 84 ms 30 after 15 with one (a rise): delay0, family 0; at 96 ms 15 "
       "after 30 with one: the loss response, loss0 (band 0, as delay0: the 10 ms RTT), family 2; at 108 ms 30 (a "
       "rise) and at 120 ms 15 (a fall, without a retransmission): loss0, family 2 (sticky). The retransmission "
-      "runs (1 at the end of interval 7, 2 at 8) stay below classifier.retx_run (3) and the fall at the end of 8 "
-      "after a run of 1 takes nothing off a count of 0: the loss-ignoring count stays 0." + FLOOR_ASIDE,
+      "runs (1 at the end of interval 7, 2 at 8) stay below classifier.retx_run (3) and the fall at the end of 8, "
+      "in an interval with a retransmission, takes nothing off a count of 0: the loss-ignoring count stays 0." + FLOOR_ASIDE,
       steps, config={**MID, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
 
 write("symmetric-flow-id",

@@ -262,7 +262,7 @@ Pipeline::Pipeline(const Config& c, uint64_t seed)
     m_flowRetx.assign(n, {});
     m_flowRate.assign(n, 0);
     m_flowRateS.assign(n, Pair16{RATE_S_NONE, 0});
-    m_flowIgnore.assign(n, {});
+    m_flowIgnore.assign(n, 0);
     m_flowSs.assign(n, {});
     m_flowFamily.assign(n, 0);
     m_flowEgSig.assign(n, 0);
@@ -813,36 +813,31 @@ Pipeline::Classifier(const Bridged& b, EgMd& e)
     e.ss_in = e.bdp_gap == 0 ? 0 : SatAdd16(b.int_pkts, 1);
 
     // ignore_op (flow_ignore), keyed on the group the packet was queued as: a loss-ignoring
-    // interval retransmitted in retx_run intervals in a row without a fall; a fall in an
-    // interval with a retransmission takes one off
-    Pair8& ig = m_flowIgnore[i];
+    // interval retransmitted in retx_run intervals in a row without a fall (ign_up); a fall in
+    // an interval with a retransmission takes one off (ign_down); any other end reads it
+    uint8_t& ig = m_flowIgnore[i];
     if (e.cls_op == CLS_NEW) // ign_reset_op
-        ig = {};
+        ig = 0;
     else if (e.cls_op == CLS_END && b.group == GROUP_MOUSE) // ign_reset_op
     {
-        ig = {};
+        ig = 0;
         e.ign = 0;
     }
     else if (e.cls_op == CLS_END && b.group == GROUP_ANT) // ign_hold_op
         e.ign = 0;
-    else if (e.cls_op == CLS_END && e.fell) // ign_fall
+    else if (e.cls_op == CLS_END && e.fell && b.int_retx != 0) // ign_down
     {
-        if (b.int_retx != 0 && ig.hi != 0)
-            ig.hi = uint8_t(ig.hi - 1);
-        ig.lo = b.int_retx;
-        e.ign = ig.hi;
+        if (ig != 0)
+            ig = uint8_t(ig - 1);
+        e.ign = ig;
     }
-    else if (e.cls_op == CLS_END && b.int_retx >= G::RETX_RUN) // ign_up
+    else if (e.cls_op == CLS_END && !e.fell && b.int_retx >= G::RETX_RUN) // ign_up
     {
-        ig.hi = SatAdd8(ig.hi, 1);
-        ig.lo = b.int_retx;
-        e.ign = ig.hi;
+        ig = SatAdd8(ig, 1);
+        e.ign = ig;
     }
-    else if (e.cls_op == CLS_END) // ign_keep
-    {
-        ig.lo = b.int_retx;
-        e.ign = ig.hi;
-    }
+    else if (e.cls_op == CLS_END) // ign_read
+        e.ign = ig;
     // ss_op (flow_ss)
     Pair16& ss = m_flowSs[i];
     if (e.cls_op == CLS_NEW)
@@ -1452,12 +1447,15 @@ Pipeline::ApplyPolicy(const std::vector<uint32_t>& n)
     const std::vector<double> w = GroupWeights();
     const bool weighted = !m_c.family_weights.empty();
     const bool shared = m_c.queue_layout == QueueLayout::Shared;
-    // 1. per group the curve's shift, steps_per_decade x log10(w) bins, the model-based group's
-    // model_shift_bins (PolicyCompiler.family; D14) plus the share correction (D13) as applied
-    const uint32_t model = uint32_t(P::GROUP_HYBRID_BASE + P::HYBRID_KIND_MODEL);
+    // 1. per group the curve's shift, steps_per_decade x log10(w) bins, the model-based groups'
+    // model_shift_bins (hybrid kind model and the hybrid sub-groups above it; PolicyCompiler.family,
+    // D14) plus the share correction (D13) as applied
+    const uint32_t firstModel = uint32_t(P::GROUP_HYBRID_BASE + P::HYBRID_KIND_MODEL);
+    const uint32_t lastModel = uint32_t(P::GROUP_HYBRID_BASE + P::GROUPS_K - 1);
     for (uint32_t g = 0; g < m_nGroups; ++g)
         m_shift[g] = (weighted && w[g] > 0 ? double(m_c.tvf_steps_per_decade) * std::log10(w[g]) : 0.0) +
-                     (g == model ? double(m_c.model_shift_bins) : 0.0) + AppliedCorrection(g);
+                     (g >= firstModel && g <= lastModel ? double(m_c.model_shift_bins) : 0.0) +
+                     AppliedCorrection(g);
     // 2. fair rate of a long-lived flow (PolicyCompiler.fairKbps): port_cfg's, weights ignored
     const double fair = FairRate(double(m_c.link_rate_bps), n, 2);
     const bool noFair = fair <= 0;
@@ -1484,7 +1482,7 @@ Pipeline::ApplyPolicy(const std::vector<uint32_t>& n)
         for (uint32_t s = 0; s < kSlots; ++s)
             m_queueMap[g * kSlots + s] = uint8_t((first[g] + s % nq[g]) % Q);
     // 4. CTV range per queue (PolicyCompiler.ctvRange): the owner group's TVF at the centre bin
-    // (not fair_rate_bin, which is of fair >> bdp_shift) + its rounded weight shift + floor /
+    // (not fair_rate_bin, which is of fair >> bdp_shift) + its rounded shift + floor /
     // ceiling bins, clamped to the table; with or without a fair rate (the app never writes the
     // whole PV range). The shift keeps a heavy group's range off its curve's saturated top. The
     // shared layout's common queue: the ants' (weight-1, unshifted) curve.
@@ -1539,7 +1537,7 @@ Pipeline::ReadFlow(uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport, F
     out.flow_pkts = m_flowPkts[idx];
     out.flow_bytes = m_flowBytes[idx];
     out.flow_deadline = uint32_t(m_flowDeadline[idx]);
-    out.ignore = m_flowIgnore[idx].hi;
+    out.ignore = m_flowIgnore[idx];
     out.retx_run = m_flowRetx[idx].hi;
     out.retx_now = m_flowRetx[idx].lo;
     out.seq_lo = m_flowSeq[idx].lo;

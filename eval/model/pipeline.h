@@ -162,7 +162,7 @@ struct FlowRegs
     uint16_t flow_pkts = 0;
     uint32_t flow_bytes = 0;
     uint32_t flow_deadline = 0;   // the running interval's end, in ig_ts units
-    uint8_t ignore = 0;           // flow_ignore.hi: loss-ignoring intervals
+    uint8_t ignore = 0;           // flow_ignore: loss-ignoring intervals
     uint8_t retx_run = 0;         // flow_retx.hi: intervals in a row with a retransmission
     uint8_t retx_now = 0;         // flow_retx.lo: a retransmission in the running interval
     uint32_t seq_lo = 0, seq_hi = 0; // flow_seq: highest data sequence number per direction
@@ -433,7 +433,7 @@ class Pipeline
     // Classifier registers (egress)
     std::vector<int16_t> m_flowRate;
     std::vector<Pair16> m_flowRateS; // flow_rate_s: lo = last interval's log rate (RATE_S_NONE: none), hi = lo + the one before
-    std::vector<Pair8> m_flowIgnore; // flow_ignore: lo = the last interval's retransmission run, hi = loss-ignoring count
+    std::vector<uint8_t> m_flowIgnore; // flow_ignore: the loss-ignoring count
     std::vector<Pair16> m_flowSs;
     std::vector<uint8_t> m_flowFamily;
     std::vector<uint8_t> m_flowEgSig; // flow_eg_sig: EG_SIG of the slot's flow as egress knows it (defects 12, 13)

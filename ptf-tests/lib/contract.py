@@ -113,7 +113,7 @@ REGISTERS = {
     IG + ".flow_tracker.flow_retx": 16,
     EG + ".classifier.flow_rate": 16,  # signed: interval rate in 1/64 decade (4 per TVF rate bin)
     EG + ".classifier.flow_rate_s": 32,
-    EG + ".classifier.flow_ignore": 16,
+    EG + ".classifier.flow_ignore": 8,  # the loss-ignoring count
     EG + ".classifier.flow_ss": 32,
     EG + ".classifier.flow_family": 8,  # 0 delay-based, 2 loss-based (define.p4 FAMILY_*)
     # the 8 flow-hash bits above the index (define.p4 EG_SIG) of the flow egress last saw in the slot
@@ -125,7 +125,6 @@ REGISTER_FIELDS = {
     IG + ".flow_tracker.flow_sig": [("sig", 16), ("seen", 16)],
     # lo: a retransmission in the current interval; hi: intervals in a row with one (the run)
     IG + ".flow_tracker.flow_retx": [("lo", 8), ("hi", 8)],
-    EG + ".classifier.flow_ignore": [("lo", 8), ("hi", 8)],  # lo: last interval's retransmission run; hi: count
     # lo: last interval's log rate (0xFFFF: none yet); hi: lo + the one before (twice the marker's label)
     EG + ".classifier.flow_rate_s": [("lo", 16), ("hi", 16)],
     # lo: previous interval's data packets + 1 (0: fair BDP reached); hi: slow-start state (0 active)

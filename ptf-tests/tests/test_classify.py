@@ -32,7 +32,7 @@ IP_BYTES = SIZE - 14  # flow_bytes counts the IPv4 total length
 UNIT_S = 1024e-9
 OFF = 255  # classifier_max: a threshold the test is not about
 DROPS = EG + ".telemetry.pg_drops"
-IGNORE = EG + ".classifier.flow_ignore"  # lo: the last interval's retransmission run, hi: loss-ignoring count
+IGNORE = EG + ".classifier.flow_ignore"  # the loss-ignoring count
 RETX = IG + ".flow_tracker.flow_retx"    # lo: a retransmission in the running interval, hi: the run at the last end
 FAMILY = EG + ".classifier.flow_family"  # 0 delay-based, 2 loss-based (define.p4 FAMILY_*)
 
@@ -284,8 +284,8 @@ class LongLivedFlowsStartDelayBased(_Classify):
 
 
 class _LossIgnoring(_Classify):
-    """Helpers for the loss-ignoring count (egress flow_ignore: lo = the retransmission run the
-    last interval end brought, hi = the count). Slow start first: 3 (the ACK and 2), 8, 16, 8
+    """Helpers for the loss-ignoring count (egress flow_ignore) beside the retransmission run
+    (ingress flow_retx hi, the run at the last interval end). Slow start first: 3 (the ACK and 2), 8, 16, 8
     packets; the fall ends it (delay-based), and the ends of a mouse's intervals clear the count.
     Then the bursts under test, 1000-byte packets, one interval each."""
 
@@ -295,14 +295,16 @@ class _LossIgnoring(_Classify):
         self.open_flow(K.Flow(0, 1, sport))
         self.run_intervals([2, 8, 16, 8], [mouse] * 3, "3, 8, 16 packets")
 
-    def each_interval(self, new, retx, want, reg=IGNORE):
+    def each_interval(self, new, retx, want, reg=None):
         """Bursts of new[i] new segments and retx[i] retransmissions of the last (one interval
         each; the first ends slow start's last, 8 packets), then one packet that ends the last
-        interval: the group and register `reg` (flow_ignore [run, count]) after each interval end."""
+        interval: the group and register `reg` after each interval end; without `reg`, [run,
+        count] = [flow_retx hi, flow_ignore]."""
         groups, regs = [], []
         for n, r in list(zip(new, retx)) + [(1, 0)]:
             groups += self.intervals([n], want[len(groups):len(groups) + 1], [r])
-            regs.append(self.read_register(reg, self.fid))
+            regs.append(self.read_register(reg, self.fid) if reg else
+                        [self.read_register(RETX, self.fid)[1], self.read_register(IGNORE, self.fid)])
         return groups, regs
 
     def runs(self, retx):
@@ -322,7 +324,7 @@ class LossIgnoringMakesModelBased(_LossIgnoring):
     to 1 - 2^-classifier.fall_shift (x0.875) of the previous one: flow_ignore's count rises by
     one; the flow is model-based (hybrid 1) once the count reaches m_m (3 here). After slow start,
     every interval holds 7 new segments and a retransmission of the last (8 packets: a flat rate):
-    the run (flow_ignore lo) is 1, 2, 3, 4, 5 at the ends of these intervals, the count (hi) 0, 0,
+    the run (flow_retx hi) is 1, 2, 3, 4, 5 at the ends of these intervals, the count 0, 0,
     1, 2, 3, and the flow is delay-based until the fifth end, model-based exactly there. (The
     program before took BBR's up/down rate pattern for model-based evidence; a flat rate never
     was.)"""
@@ -340,17 +342,17 @@ class LossIgnoringMakesModelBased(_LossIgnoring):
         self.finish(model)
         runs = self.runs([1] * n)
         self.assertEqual(ign, [[r, max(0, r - run_len + 1)] for r in runs],
-                         "flow_ignore [run, count] after each interval end")
+                         "[run (flow_retx hi), count (flow_ignore)] after each interval end")
 
 
 @group("classify")
 class FallAfterRetransmissionNotCounted(_LossIgnoring):
     """A loss-based flow backs off: after slow start it retransmits in every interval while its
     rate saws between 28 and 18 packets (27 or 17 new segments and a retransmission; 18 / 28 is a
-    fall of 36 %, a fall for classifier.fall_shift 2 or more). Its run (flow_ignore lo) grows 1..6,
+    fall of 36 %, a fall for classifier.fall_shift 2 or more). Its run (flow_retx hi) grows 1..6,
     but an interval whose rate fell is not loss-ignoring however long the run, and a fall in an
     interval with a retransmission takes one off the count (not below 0): the
-    count (hi) goes 0, 0, 1 (the third interval of the run, 28 packets after 18), 0, 1, 0 and never
+    count goes 0, 0, 1 (the third interval of the run, 28 packets after 18), 0, 1, 0 and never
     reaches m_m (2 here): the flow is never model-based. It is loss-based (loss 0) from the end of
     its first 18-packet interval on, the first fall in an interval with a retransmission (D11,
     LossBackoffMakesLossBased). (The program before counted this sawtooth of 18 packets or more an
@@ -369,7 +371,7 @@ class FallAfterRetransmissionNotCounted(_LossIgnoring):
                            "with a retransmission")
         self.finish(loss0)
         self.assertEqual(ign, [[0, 0], [1, 0], [2, 0], [3, 1], [4, 0], [5, 1], [6, 0]],
-                         "flow_ignore [run, count] after each interval end")
+                         "[run (flow_retx hi), count (flow_ignore)] after each interval end")
 
 
 @group("classify")
@@ -379,20 +381,19 @@ class FallWithRetransmissionTakesOneOff(_LossIgnoring):
     (8 packets), four intervals of 15 new segments and a retransmission (16 packets, flat): run 1,
     2, 3, 4, count 0, 0, 1, 2 (m_m 3: delay-based); 16 new segments (run 0: kept); 7 new and a
     retransmission (8 packets, a fall in an interval with one): count 1, and loss-based (loss 0)
-    from that end on; 5 new (a fall without one, right after it: kept). flow_ignore [run, count]
-    after the ends: [0, 0], [1, 0], [2, 0], [3, 1], [4, 2], [0, 2], [1, 1], [0, 1]. The program
-    before took one off for a fall after an interval with a retransmission: [1, 2] at the sixth
-    end (the stored run was 0), [0, 1] at the seventh, so a loss-based flow whose losses and
-    back-off fell in one interval stayed counted (docs/algorithm.md §8.4)."""
+    from that end on; 5 new (a fall without one, right after it: kept). [run, count] (flow_retx
+    hi, flow_ignore) after the ends: [0, 0], [1, 0], [2, 0], [3, 1], [4, 2], [0, 2], [1, 1],
+    [0, 1]. The program before took one off for a fall after an interval with a retransmission:
+    [1, 2] at the seventh entry (the 8-packet interval's end; the stored run was 0), [0, 1] at the
+    eighth, so a loss-based flow whose losses and back-off fell in one interval stayed counted
+    (docs/algorithm.md §8.4, D14)."""
     M_M = 3
 
     def runTest(self):
         delay0, loss0 = self.group_id("delay", 0), self.group_id("loss", 0)
-        if (self.params["classifier"]["retx_run"] != 3 or self.params["classifier"]["fall_shift"] < 2
-                or self.params["flow"]["ant_max_pkts_per_interval"] >= 5):
-            self.skip_visibly("written for classifier.retx_run = 3, fall_shift >= 2 (8 / 16 and 5 / 8 falls) "
-                              "and ant_max_pkts_per_interval < 5")
-        self.slow_start(43024)
+        if self.params["classifier"]["retx_run"] != 3 or self.params["classifier"]["fall_shift"] < 2:
+            self.skip_visibly("written for classifier.retx_run = 3 and fall_shift >= 2 (8 / 16 and 5 / 8 falls)")
+        self.slow_start(43027)
         new, retx = [15, 15, 15, 15, 16, 7, 5], [1, 1, 1, 1, 0, 1, 0]
         want = [delay0] * 6 + [loss0] * 2
         groups, ign = self.each_interval(new, retx, want)
@@ -400,7 +401,7 @@ class FallWithRetransmissionTakesOneOff(_LossIgnoring):
                            "retransmission, 16 without, 8 with one, 5 without")
         self.finish(loss0)
         self.assertEqual(ign, [[0, 0], [1, 0], [2, 0], [3, 1], [4, 2], [0, 2], [1, 1], [0, 1]],
-                         "flow_ignore [run, count] after each interval end")
+                         "[run (flow_retx hi), count (flow_ignore)] after each interval end")
 
 
 @group("classify")
@@ -408,8 +409,8 @@ class ShortRetransmissionRunsNotCounted(_LossIgnoring):
     """Retransmissions in fewer than classifier.retx_run (3) intervals in a row make no
     loss-ignoring interval: with m_m = 1 (a single count makes the flow model-based), a flow at a
     flat 8 packets an interval after slow start (7 new segments and a retransmission, or 8 new)
-    retransmits in 2 intervals, not in the next, in 2, not in the next: the run (flow_ignore lo)
-    goes 1, 2, 0, 1, 2, 0, the count (hi) stays 0 and the flow delay-based; then in 3 in a row:
+    retransmits in 2 intervals, not in the next, in 2, not in the next: the run (flow_retx hi)
+    goes 1, 2, 0, 1, 2, 0, the count stays 0 and the flow delay-based; then in 3 in a row:
     run 1, 2, 3, count 1 at the third, and the flow is model-based exactly there."""
     M_M = 1
 
@@ -425,7 +426,7 @@ class ShortRetransmissionRunsNotCounted(_LossIgnoring):
         self.finish(model)
         runs = self.runs(retx)
         self.assertEqual(ign, [[r, 0] for r in runs[:-1]] + [[run_len, 1]],
-                         "flow_ignore [run, count] after each interval end")
+                         "[run (flow_retx hi), count (flow_ignore)] after each interval end")
 
 
 @group("classify")
@@ -436,7 +437,7 @@ class RetransmissionsInSlowStartNotCounted(_LossIgnoring):
     through its slow start, 4 (the ACK, 2 new, 1), 5, 9, 17 packets, then 9 (the fall ends slow
     start) and 9, 9: the run (ingress flow_retx hi) is 1, 2, 3, 4, 5 at the ends of the intervals
     queued as mouse, past classifier.retx_run (3) from the third, yet every one of those ends
-    clears flow_ignore ([run, count] = [0, 0]) and the flow is a mouse, then delay-based at the
+    clears flow_ignore (count 0) and the flow is a mouse, then delay-based at the
     fifth (the fall). The first end queued as long-lived (the sixth) sees the whole run, 6, no
     fall (9 packets after 9): count 1, model-based (hybrid 1) exactly there; the seventh: run 7,
     count 2. (Counted as a mouse, the count would be 1, 2 at the third and fourth ends, and the
@@ -460,7 +461,7 @@ class RetransmissionsInSlowStartNotCounted(_LossIgnoring):
         self.assert_groups(groups, want, "4, 5, 9, 17, 9, 9, 9 packets, a retransmission in each interval")
         self.finish(model)
         self.assertEqual(runs, [1, 2, 3, 4, 5, 6, 7], "the retransmission run (flow_retx hi) after each interval end")
-        self.assertEqual(ign, [[0, 0]] * 5 + [[6, 1], [7, 2]], "flow_ignore [run, count] after each interval end")
+        self.assertEqual(ign, [0] * 5 + [1, 2], "flow_ignore (the count) after each interval end")
 
 
 class _LossBackoff(_LossIgnoring):

@@ -235,7 +235,7 @@ class LostResetCaughtInEgress(CcfairTest):
         self.send(p1, pkt)
         self.expect(pkt, p2)
         self.assertEqual(self.new_flow_id(old), idx)
-        history = {FAMILY: 2, IGNORE: [3, 5], SS: [10, 1], RATE_S: [400, 790], RATE: 400}
+        history = {FAMILY: 2, IGNORE: 5, SS: [10, 1], RATE_S: [400, 790], RATE: 400}
         for reg, v in history.items():
             self.write_register(reg, idx, v)
         f = self.params["flow"]
@@ -261,7 +261,7 @@ class LostResetCaughtInEgress(CcfairTest):
         # deadline (END_AFTER_S) the packet ends the interval and restarts the count instead.
         if self.END_AFTER_S == 0 and self.read_register(pkts, idx) != 2:
             return "flow_pkts %d after the new flow's next packet, expected 2" % self.read_register(pkts, idx)
-        reset = {FAMILY: 0, IGNORE: [0, 0], SS: [1, 0], RATE_S: [0xFFFF, 0], RATE: 0}
+        reset = {FAMILY: 0, IGNORE: 0, SS: [1, 0], RATE_S: [0xFFFF, 0], RATE: 0}
         self.assertEqual({reg: self.read_register(reg, idx) for reg in history}, reset,
                          "the new flow's packet left the previous flow's egress state")
         self.assertEqual(self.read_register(EG_SIG, idx), self._eg_sig(new), "flow_eg_sig")

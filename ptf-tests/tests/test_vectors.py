@@ -496,7 +496,7 @@ class _VectorTest(CcfairTest):
             n = self.read_register(EG + ".classifier.flow_family", idx)
             self._expect(n == c["family"], "%s: flow_family %d, expected %d" % (where, n, c["family"]))
         if "ignore" in c:
-            n = self.read_register(EG + ".classifier.flow_ignore", idx)[1]
+            n = self.read_register(EG + ".classifier.flow_ignore", idx)
             self._expect(n == c["ignore"], "%s: loss-ignoring count %d, expected %d" % (where, n, c["ignore"]))
         if "queue_ctv" in c:
             ctv = self.read_register(CTV, self.qidx)

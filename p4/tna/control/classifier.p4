@@ -10,7 +10,7 @@
 // params group layout). A group that differs from the one ingress queued the
 // packet as is sent to ingress by a
 // truncated mirror copy (at most UPDATE rate per pipe; retried at the next
-// interval end if suppressed). pair8_t: flow_tracker.p4.
+// interval end if suppressed).
 // The flow's egress state is guarded by a signature byte (flow_eg_sig,
 // docs/algorithm.md defects 12 and 13): a packet whose slot holds another
 // flow's runs as CLS_NEW.
@@ -25,7 +25,7 @@ control Classifier(inout egress_headers_t hdr,
                    inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md) {
     Register<int<16>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_rate;
     Register<pair16_t, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_rate_s;
-    Register<pair8_t, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_ignore;
+    Register<bit<8>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_ignore;
     Register<pair16_t, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_ss;
     Register<bit<8>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_family;
     Register<bit<8>, bit<FLOW_IDX_BITS>>(FLOW_TABLE_SIZE) flow_eg_sig;
@@ -164,38 +164,35 @@ control Classifier(inout egress_headers_t hdr,
         }
     };
 
-    // Loss-ignoring intervals (mM counts them toward model-based): a flow
-    // that retransmitted in classifier.retx_run intervals in a row and whose
-    // rate did not fall. A fall in an interval with a retransmission (the
-    // event family_loss reads as a back-off) takes one off: a loss-based
-    // flow that backs off is not loss-ignoring. lo = the last interval's
-    // retransmission run (bridged int_retx), hi = the count.
-    RegisterAction<pair8_t, bit<FLOW_IDX_BITS>, bit<8>>(flow_ignore) ign_reset = {
-        void apply(inout pair8_t v) {
-            v.lo = 0;
-            v.hi = 0;
+    // Loss-ignoring intervals (m_m of them make a flow model-based): an
+    // interval end of a flow that retransmitted in classifier.retx_run
+    // intervals in a row and whose rate did not fall adds one (ign_up). A
+    // fall in an interval with a retransmission (the back-off family_loss
+    // reads) takes one off (ign_down): a loss-based flow that backs off is not
+    // loss-ignoring. Any other end keeps the count (ign_read); ignore_op
+    // decides which, so no RegisterAction needs a PHV operand.
+    RegisterAction<bit<8>, bit<FLOW_IDX_BITS>, bit<8>>(flow_ignore) ign_reset = {
+        void apply(inout bit<8> v) {
+            v = 0;
         }
     };
-    RegisterAction<pair8_t, bit<FLOW_IDX_BITS>, bit<8>>(flow_ignore) ign_fall = {
-        void apply(inout pair8_t v, out bit<8> rv) {
-            if (hdr.bridged.int_retx != 0 && v.hi != 0) {
-                v.hi = v.hi - 1;
+    RegisterAction<bit<8>, bit<FLOW_IDX_BITS>, bit<8>>(flow_ignore) ign_down = {
+        void apply(inout bit<8> v, out bit<8> rv) {
+            if (v != 0) {
+                v = v - 1;
             }
-            v.lo = hdr.bridged.int_retx;
-            rv = v.hi;
+            rv = v;
         }
     };
-    RegisterAction<pair8_t, bit<FLOW_IDX_BITS>, bit<8>>(flow_ignore) ign_up = {
-        void apply(inout pair8_t v, out bit<8> rv) {
-            v.hi = v.hi |+| 1;
-            v.lo = hdr.bridged.int_retx;
-            rv = v.hi;
+    RegisterAction<bit<8>, bit<FLOW_IDX_BITS>, bit<8>>(flow_ignore) ign_up = {
+        void apply(inout bit<8> v, out bit<8> rv) {
+            v = v |+| 1;
+            rv = v;
         }
     };
-    RegisterAction<pair8_t, bit<FLOW_IDX_BITS>, bit<8>>(flow_ignore) ign_keep = {
-        void apply(inout pair8_t v, out bit<8> rv) {
-            v.lo = hdr.bridged.int_retx;
-            rv = v.hi;
+    RegisterAction<bit<8>, bit<FLOW_IDX_BITS>, bit<8>>(flow_ignore) ign_read = {
+        void apply(inout bit<8> v, out bit<8> rv) {
+            rv = v;
         }
     };
 
@@ -370,14 +367,14 @@ control Classifier(inout egress_headers_t hdr,
         md.ign = 0;
     }
     @hidden action ign_hold_op() { md.ign = 0; }
-    @hidden action ign_fall_op() {
-        md.ign = ign_fall.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+    @hidden action ign_down_op() {
+        md.ign = ign_down.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
     }
     @hidden action ign_up_op() {
         md.ign = ign_up.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
     }
-    @hidden action ign_keep_op() {
-        md.ign = ign_keep.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+    @hidden action ign_read_op() {
+        md.ign = ign_read.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
     }
     AT_STAGE(STAGE_EG_IGNORE) @hidden
     table ignore_op {
@@ -387,14 +384,14 @@ control Classifier(inout egress_headers_t hdr,
             md.fell: ternary;
             hdr.bridged.int_retx: range;
         }
-        actions = { ign_reset_op; ign_hold_op; ign_fall_op; ign_up_op; ign_keep_op; no_op; }
+        actions = { ign_reset_op; ign_hold_op; ign_down_op; ign_up_op; ign_read_op; no_op; }
         const entries = {
             (CLS_NEW, _, _, _) : ign_reset_op();
             (CLS_END, GROUP_MOUSE, _, _) : ign_reset_op();
             (CLS_END, GROUP_ANT, _, _) : ign_hold_op();
-            (CLS_END, _, 1, _) : ign_fall_op();
+            (CLS_END, _, 1, 1 .. 255) : ign_down_op();
             (CLS_END, _, 0, CCFAIR_RETX_RUN .. 255) : ign_up_op();
-            (CLS_END, _, _, _) : ign_keep_op();
+            (CLS_END, _, _, _) : ign_read_op();
         }
         const default_action = no_op();
         size = 8;

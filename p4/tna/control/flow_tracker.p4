@@ -11,7 +11,7 @@ struct sig_pair_t {
     bit<16> seen;     // last seen: 2^20 ns ticks in bits 15:2 (wraps after 17.2 s), flag bits 1:0
 }
 
-// 8-bit pair: flow_retx here, flow_ignore (classifier.p4).
+// 8-bit pair: flow_retx.
 struct pair8_t {
     bit<8> lo;
     bit<8> hi;

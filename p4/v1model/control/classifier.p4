@@ -10,7 +10,7 @@ control Classifier(inout headers_t hdr,
                    inout eg_dprsr_md_t eg_dprsr_md) {
     register<int<16>, bit<32>>(FLOW_TABLE_SIZE) flow_rate;
     register<bit<32>, bit<32>>(FLOW_TABLE_SIZE) flow_rate_s;   // lo(16) ++ hi(16)
-    register<bit<16>, bit<32>>(FLOW_TABLE_SIZE) flow_ignore;   // lo(8) ++ hi(8)
+    register<bit<8>, bit<32>>(FLOW_TABLE_SIZE) flow_ignore;    // the loss-ignoring count
     register<bit<32>, bit<32>>(FLOW_TABLE_SIZE) flow_ss;       // lo(16) ++ hi(16)
     register<bit<8>, bit<32>>(FLOW_TABLE_SIZE) flow_family;
     register<bit<8>, bit<32>>(FLOW_TABLE_SIZE) flow_eg_sig;     // EG_SIG of the slot's flow (defects 12, 13)
@@ -125,30 +125,26 @@ control Classifier(inout headers_t hdr,
         md.lr_sum = hi;
     }
 
-    // lo = last interval's retransmission run, hi = loss-ignoring count (TNA ign_*)
+    // the loss-ignoring count (TNA ign_*; ignore_op picks one as the if-chain below)
     action ign_reset() { flow_ignore.write(idx, 0); }
-    action ign_fall() {
-        bit<16> v;
+    action ign_down() {
+        bit<8> v;
         flow_ignore.read(v, idx);
-        bit<8> hi = v[7:0];
-        if (hdr.bridged.int_retx != 0 && hi != 0) {
-            hi = hi - 1;
+        if (v != 0) {
+            v = v - 1;
         }
-        flow_ignore.write(idx, hdr.bridged.int_retx ++ hi);
-        md.ign = hi;
+        flow_ignore.write(idx, v);
+        md.ign = v;
     }
     action ign_up() {
-        bit<16> v;
+        bit<8> v;
         flow_ignore.read(v, idx);
-        bit<8> hi = v[7:0] |+| 1;
-        flow_ignore.write(idx, hdr.bridged.int_retx ++ hi);
-        md.ign = hi;
+        v = v |+| 1;
+        flow_ignore.write(idx, v);
+        md.ign = v;
     }
-    action ign_keep() {
-        bit<16> v;
-        flow_ignore.read(v, idx);
-        flow_ignore.write(idx, hdr.bridged.int_retx ++ v[7:0]);
-        md.ign = v[7:0];
+    action ign_read() {
+        flow_ignore.read(md.ign, idx);
     }
 
     // lo = previous interval's packets, hi = slow-start state (the output)
@@ -232,12 +228,12 @@ control Classifier(inout headers_t hdr,
                 md.ign = 0;
             } else if (hdr.bridged.group == GROUP_ANT) {
                 md.ign = 0;
-            } else if (md.fell == 1) {
-                ign_fall();
-            } else if (hdr.bridged.int_retx >= CCFAIR_RETX_RUN) {
-                ign_up();   // fell is 0 here
+            } else if (md.fell == 1 && hdr.bridged.int_retx != 0) {
+                ign_down();
+            } else if (md.fell == 0 && hdr.bridged.int_retx >= CCFAIR_RETX_RUN) {
+                ign_up();
             } else {
-                ign_keep();
+                ign_read();
             }
             if (hdr.bridged.group == GROUP_ANT) {
                 md.ss_state = SS_ACTIVE;   // an ant holds its slow-start state (TNA ss_op)

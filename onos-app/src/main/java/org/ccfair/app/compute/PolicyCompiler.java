@@ -34,8 +34,9 @@ import java.util.TreeMap;
  * sets them, not the app), so a flow's share depends on how many flows share
  * its queue.</li>
  * <li>TVFs: centred on the port's fair-rate bin (the link's bin without
- * long-lived flows), the same curve for every group (per-flow) or each
- * family's curve shifted by its weight (weighted-groups); see {@link Tvf}.
+ * long-lived flows), one curve for every group (per-flow) or each family's
+ * curve shifted by its weight (weighted-groups), the model-based groups'
+ * tvf.model_shift_bins lower in both (docs/algorithm.md D14); see {@link Tvf}.
  * Each long-lived group's curve is also shifted by the port's share correction
  * ({@link ShareCorrection}, docs/algorithm.md D13), so a corrected port needs
  * curves of its own. Ports share a profile when their curves are equal. A
@@ -83,8 +84,11 @@ public final class PolicyCompiler {
     // One TVF family per distinct objective + weights (+ share correction): its curves by centre bin.
     private final Map<String, TvfFamily> families = new HashMap<>();
     private final ShareCorrection correction;
-    // The model-based group (hybrid kind "model") and its curve's shift in bins (D14).
-    private final int modelGroup;
+    // The model-based groups (hybrid kind "model" and the hybrid sub-groups above it, where
+    // gen_tables.py puts model-based flows of higher RTT bands when K > 2) and their curves'
+    // shift in bins (D14).
+    private final int firstModelGroup;
+    private final int lastModelGroup;
     private final long modelShift;
     private final int profileBudget;
     // Per-device scratch of compileDevice (the compiler is single-threaded).
@@ -184,7 +188,9 @@ public final class PolicyCompiler {
         this.ant = (int) params.integer("groups", "ant");
         this.mouse = (int) params.integer("groups", "mouse");
         this.correction = new ShareCorrection(params);
-        this.modelGroup = params.groupId("hybrid", indexOf(params.tree().path("groups").path("hybrid_kinds"), "model"));
+        this.firstModelGroup = params.groupId("hybrid",
+                indexOf(params.tree().path("groups").path("hybrid_kinds"), "model"));
+        this.lastModelGroup = params.groupId("hybrid", params.k() - 1);
         this.modelShift = params.integer("tvf", "model_shift_bins");
         this.demand = new double[numGroups];
         this.frac = new double[numGroups];
@@ -504,7 +510,7 @@ public final class PolicyCompiler {
      * CTV range of each queue, the ns-3 model's rule (Pipeline::ControllerTick):
      * on the TVF of the group that owns the queue, lowest CTV = its PV at bin
      * b + aqm.ctv_floor_bins and highest CTV = its PV at b + aqm.ctv_ceiling_bins,
-     * b = the port's own centre bin + the group's weight shift rounded to whole
+     * b = the port's own centre bin + the group's shift (weight, D14, correction) rounded to whole
      * bins (bins clamped to the table). With the shift the AQM holds each group
      * at its weighted share: without it a heavy group's range would sit on its
      * curve's saturated top and every packet it sends would be below the CTV.
@@ -514,7 +520,7 @@ public final class PolicyCompiler {
      * @param queues    the port's queue split
      * @param profile   the port's TVF profile
      * @param centreBin the port's own {@link #centreBin} (not its profile's, which may be quantised)
-     * @param binShift  per group, the weight shift rounded to bins
+     * @param binShift  per group, its curve's shift rounded to bins
      * @return {lowest CTV per queue, highest CTV per queue}
      */
     int[][] ctvRange(QueueSplit queues, TvfProfile profile, int centreBin, int[] binShift) {
@@ -538,7 +544,8 @@ public final class PolicyCompiler {
         if (queues.layout() == FairnessIntent.QueueLayout.SHARED) {
             // The common queue holds flows of every weight: its range is read on a
             // weight-1 curve (the ants'), so a flow of weight w is signalled above w
-            // times the range's rate, CSFQ's weighted law. Per-flow: every curve is that one.
+            // times the range's rate, CSFQ's weighted law. Per-flow: every curve but the
+            // model-based ones (D14) is that one.
             for (int g = 0; g < numGroups; g++) {
                 if (longLived[g]) {
                     int q = queues.first(g) % numQueues;
@@ -773,7 +780,7 @@ public final class PolicyCompiler {
             double[] shift = new double[numGroups];
             for (int g = 0; g < numGroups; g++) {
                 shift[g] = (familyOfGroup[g] == null || perFlow ? 0.0 : tvf.shiftOf(in.weight(familyOfGroup[g])))
-                        + (g == modelGroup ? modelShift : 0);
+                        + (g >= firstModelGroup && g <= lastModelGroup ? modelShift : 0);
             }
             f = new TvfFamily(key, shift, tvf.steps(), false);
             families.put(key, f);

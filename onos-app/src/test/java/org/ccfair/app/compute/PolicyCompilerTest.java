@@ -270,6 +270,34 @@ public class PolicyCompilerTest {
         assertEquals(base.pv(P.groupId("loss", 1), mid), tp.pv(P.groupId("loss", 1), mid));
     }
 
+    /**
+     * D14: every model-based group's curve sits tvf.model_shift_bins (-1) below the others in a
+     * per-flow intent, so its PV at bin b is the others' at b + 1. With K = 4 the model-based
+     * flows of higher RTT bands are in hybrid 2 and 3 (gen_tables.py), shifted too; hybrid 0
+     * (loss-delay) is not.
+     */
+    @Test
+    public void modelBasedCurvesOneBinLowerForEveryK() {
+        for (int k : new int[] {2, 4}) {
+            com.fasterxml.jackson.databind.node.ObjectNode tree =
+                    (com.fasterxml.jackson.databind.node.ObjectNode) P.tree();
+            ((com.fasterxml.jackson.databind.node.ObjectNode) tree.get("groups")).put("k", k);
+            CcfairParams pk = CcfairParams.fromTree(tree);
+            assertEquals(-1, pk.integer("tvf", "model_shift_bins"));
+            PolicyCompiler ck = new PolicyCompiler(pk);
+            int mid = 80;
+            TvfProfile t = ck.profile(ck.defaultIntent(), mid);
+            int loss = pk.groupId("loss", 0);
+            for (int sub = 0; sub < k; sub++) {
+                int g = pk.groupId("hybrid", sub);
+                for (int b = mid - 3; b <= mid + 3; b++) {
+                    assertEquals("K=" + k + " hybrid" + sub + " bin " + b,
+                                 t.pv(loss, sub == 0 ? b : b + 1), t.pv(g, b));
+                }
+            }
+        }
+    }
+
     @Test
     public void singleSwitchFairRate() {
         FabricView f = FabricView.builder().port("device:s1", 1, PortRole.EDGE, 10_000)
