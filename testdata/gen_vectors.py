@@ -166,7 +166,7 @@ LI_DOC = ("Loss-ignoring intervals (docs/algorithm.md §8.4): ingress marks a da
           "intervals in a row that had one (the packet ending an interval counts in the next, as for "
           "interval_pkts) and hands the run to egress at the interval end (int_retx). An interval end of a "
           "long-lived flow with a run >= classifier.retx_run (3) and a rate not fallen to <= 0.866x the previous "
-          "interval's (FALL_FINE, 4 fine units: x0.866) adds one to the loss-ignoring count (flow_ignore.hi); a fall in "
+          "interval's (FALL_FINE, 4 fine units: x0.866) adds one to the loss-ignoring count (flow_ignore); a fall in "
           "an interval with a retransmission (a back-off after a loss) takes one off; m_m (4) make the flow model-based "
           "(hybrid1). ")
 steps = ss_prefix(14)

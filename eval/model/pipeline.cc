@@ -1168,7 +1168,8 @@ Pipeline::CentreCurves(uint64_t bps)
     // TVFs centred on the bin of `bps` (PolicyCompiler.centreBin), the model's curve (row 30):
     // pv_max/2 at the centre, falling pv_max/(2 x steps_per_decade) per bin, clamped to
     // [0, pv_max]: one decade either side spans the PV range. Each group's curve is shifted
-    // right by its weight's m_shift bins (Tvf.curve; 0 for every group under per-flow).
+    // right by its m_shift bins (Tvf.curve: weight shift, model_shift_bins for the model-based
+    // groups in every intent, D14, and the share correction, D13).
     const int64_t fairBin = RateBin(double(bps) / 1e3);
     m_centreBin = uint32_t(fairBin);
     const int64_t d = m_c.tvf_steps_per_decade, pv = m_c.pv_max;

@@ -68,7 +68,7 @@ struct Config
     uint32_t ctv_step_up, ctv_step_down;
     // the controller's CTV range: the owner group's TVF at the centre bin + these (aqm.ctv_*_bins)
     int32_t ctv_floor_bins, ctv_ceiling_bins;
-    int32_t model_shift_bins;     // tvf.model_shift_bins: the model-based group's curve beside the others' (D14)
+    int32_t model_shift_bins;     // tvf.model_shift_bins: the model-based groups' curves beside the others' (D14)
     QueueLayout queue_layout;     // the controller's queue layout (params queues.layout)
     // the governing intent's objective: empty = per-flow; else weighted-groups with one weight
     // per family (FAMILY_* order; ParseFamilyWeights)
@@ -445,7 +445,8 @@ class Pipeline
     bool m_haveFair = false;                  // the controller saw a long-lived flow (R* diagnostic)
     uint64_t m_fairBps = 0;                   // the fair rate the TVFs are centred on
     uint32_t m_centreBin = 0;                 // its bin (PolicyCompiler.centreBin): the TVF centre
-    // per group the curve's weight shift steps_per_decade x log10(w), real (Tvf.shiftOf; 0 per-flow)
+    // per group the curve's shift, real: weight shift steps_per_decade x log10(w) (Tvf.shiftOf; 0
+    // per-flow) + model_shift_bins for the model-based groups (D14) + the applied correction (D13)
     std::vector<double> m_shift;
     // the share correction per group, bins (D13), and the counters at the start of its round
     std::vector<double> m_corr;

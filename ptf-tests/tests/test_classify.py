@@ -308,8 +308,8 @@ class _LossIgnoring(_Classify):
         return groups, regs
 
     def runs(self, retx):
-        """The run after each interval end: 0 at slow start's last (cleared), then intervals in a
-        row that had a retransmission."""
+        """The run after each interval end: 0 at slow start's last (slow start here has no
+        retransmission), then intervals in a row that had a retransmission."""
         out, run = [0], 0
         for r in retx:
             run = run + 1 if r else 0
