@@ -248,16 +248,26 @@ class ShortRttIntervalLastsTheFloor(_Rtt):
     (counters restart; rate = the two packets' bytes per floor, not per RTT) and the next deadline
     is that packet's time + the floor (the stored sample is below the floor too)."""
     GAP_S = 0.010
+    ATTEMPTS = 3
 
     def runTest(self):
         p1, p2 = self.ports[0], self.ports[1]
         self.forward_pair(p1, p2, default_rtt_us=int(units(1.0)))
         floor = self.floor_units()
-        f = K.Flow(0, 1, 42020)
-        self.wait_claimable()
-        fid, syn31, ack_sent, ack_out, rtt = self.handshake(p1, p2, f, self.GAP_S)
-        self.assertLess(1.5 * rtt, 0.6 * floor, "a %d-unit handshake: the switch is too slow for a sample well "
-                        "below the floor (%d units)" % (rtt, floor))
+        # The sample must sit well below the floor, which a loaded host can miss (a 10 ms gap
+        # measured as 77 ms in CI): a fresh flow each attempt, and a visible skip, not a fail,
+        # if every handshake was too slow (the checks below need none of the slow samples).
+        slow = []
+        for sport in range(42020, 42020 + self.ATTEMPTS):
+            f = K.Flow(0, 1, sport)
+            self.wait_claimable()
+            fid, syn31, ack_sent, ack_out, rtt = self.handshake(p1, p2, f, self.GAP_S)
+            if 1.5 * rtt < 0.6 * floor:
+                break
+            slow.append(rtt)
+        else:
+            self.skip_visibly("the host was too slow for a handshake sample well below the %d-unit floor: "
+                              "%s units in %d attempts" % (floor, ", ".join("%d" % r for r in slow), self.ATTEMPTS))
         d1 = self.read_register(DEADLINE, fid) & 0xFFFFFFFF
         self.assertEqual(d1 & 0x7FFFFFFF, (syn31 + rtt + floor) & 0x7FFFFFFF,
                          "flow_deadline 0x%08x: the first interval does not end one floor (%d units) after the "
