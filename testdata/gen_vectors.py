@@ -166,9 +166,9 @@ LI_DOC = ("Loss-ignoring intervals (docs/algorithm.md §8.4): ingress marks a da
           "intervals in a row that had one (the packet ending an interval counts in the next, as for "
           "interval_pkts) and hands the run to egress at the interval end (int_retx). An interval end of a "
           "long-lived flow with a run >= classifier.retx_run (3) and a rate not fallen to <= 0.866x the previous "
-          "interval's (FALL_FINE, 4 fine units: x0.866) adds one to the loss-ignoring count (flow_ignore); a fall in "
-          "an interval with a retransmission (a back-off after a loss) takes one off; m_m (4) make the flow model-based "
-          "(hybrid1). ")
+          "interval's (FALL_FINE, 4 fine units: x0.866) adds classifier.ignore_up (2) to the loss-ignoring count "
+          "(flow_ignore); a fall (a back-off) or an interval without a retransmission takes one off (D15); a count "
+          ">= m_m (4) makes the flow model-based (hybrid1). ")
 steps = ss_prefix(14)
 def li_interval(k, n, retx, group):
     """Interval k (from (k-1) x P): its roll-over packet (classified: the group after it), then a
@@ -179,29 +179,31 @@ def li_interval(k, n, retx, group):
     out.append(interval((k - 1) * P + 400, n - 1 - (1 if retx else 0), 200))
     return out
 # Intervals 5 .. 10: 30 packets with a retransmission. The end of interval j has run j - 4 and count
-# max(0, j - 6); the roll-over of interval k classifies the end of k - 1 (checked after it).
+# 2 x max(0, j - 6); the roll-over of interval k classifies the end of k - 1 (checked after it).
 for k in range(5, 11):
-    steps += li_interval(k, 30, True, "delay0")
-    steps.append({"op": "check", "t_us": (k - 1) * P + 9000, "flow": "A", "expect": {"ignore": max(0, k - 7)}})
+    steps += li_interval(k, 30, True, "delay0" if k <= 8 else "hybrid1")
+    steps.append({"op": "check", "t_us": (k - 1) * P + 9000, "flow": "A", "expect": {"ignore": 2 * max(0, k - 7)}})
 # (interval, packets, a retransmission, group and count after its roll-over)
-plan = [(11, 15, False, "hybrid1", 4), (12, 30, False, "hybrid1", 4), (13, 15, False, "hybrid1", 4),
-        (14, 30, True, "hybrid1", 4), (15, 15, True, "hybrid1", 4), (16, 30, False, "loss0", 3)]
+plan = [(11, 15, False, "hybrid1", 8), (12, 30, False, "hybrid1", 7), (13, 15, False, "hybrid1", 6),
+        (14, 30, True, "hybrid1", 5), (15, 15, True, "hybrid1", 5), (16, 30, False, "hybrid1", 4),
+        (17, 15, False, "loss0", 3)]
 for k, n, retx, g, ign in plan:
     steps += li_interval(k, n, retx, g)
     e = {"ignore": ign}
-    if k == 16:
+    if k == 17:
         e["family"] = 2
     steps.append({"op": "check", "t_us": (k - 1) * P + 9000, "flow": "A", "expect": e})
 write("loss-ignoring-model-based",
       LI_DOC + "Mid-connection flow, RTT 10 ms, intervals 12 ms apart; slow start 4, 8, 16, 14 packets -> delay0 at "
       "48 ms (14 < 16; the count is cleared while a mouse). Intervals 5 .. 10 (from 48 ms) carry 30 data packets, "
       "the second a retransmission of the first: the end of interval j has run j - 4 and, from j = 7 (run 3), "
-      "adds one (count j - 6, read after the roll-over that ends it); the end of interval 10 makes it 4 -> hybrid1 "
-      "(after the roll-over at 120 ms). Then, with retransmissions only in intervals 14 and 15: 15 packets in "
-      "interval 11 (a fall, but without a retransmission in it: kept at 4, although interval 10's run was 6; the "
-      "program before took one off here), 30 (no fall: kept), 15 (a fall without one: kept), 30 with one (run 1 < "
-      "3: kept), 15 with one (a fall in an interval with a retransmission: 3, and the same event makes the flow "
-      "loss-based, flow_family 2: loss0 after the roll-over at 180 ms; loss-backoff-makes-loss-based)." + FLOOR_ASIDE,
+      "adds 2 (count 2 (j - 6), read after the roll-over that ends it); the end of interval 8 makes it 4 -> hybrid1 "
+      "(after the roll-over at 96 ms), 10 makes it 8. Then, with retransmissions only in intervals 14 and 15: "
+      "15 packets in interval 11 (a fall without a retransmission: 7; before D15 it kept the count), 30 (no "
+      "retransmission: 6; before D15 kept), 15 (a fall without one: 5), 30 with one (run 1 < 3, no fall: kept), "
+      "15 with one (a fall in an interval with a retransmission: 4, still hybrid1, and the same event makes the "
+      "flow loss-based, flow_family 2; loss-backoff-makes-loss-based), 30 without (3 < m_m: loss0 after the "
+      "roll-over at 192 ms)." + FLOOR_ASIDE,
       steps, config={**MID, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
 
 # The loss response: slow start (4, 8, 16, 8), then 30, 15, 30, 15, 30, 15 packets; intervals 7 and 8

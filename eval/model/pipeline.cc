@@ -813,8 +813,9 @@ Pipeline::Classifier(const Bridged& b, EgMd& e)
     e.ss_in = e.bdp_gap == 0 ? 0 : SatAdd16(b.int_pkts, 1);
 
     // ignore_op (flow_ignore), keyed on the group the packet was queued as: a loss-ignoring
-    // interval retransmitted in retx_run intervals in a row without a fall (ign_up); a fall in
-    // an interval with a retransmission takes one off (ign_down); any other end reads it
+    // interval (retransmitted in retx_run intervals in a row, no fall) adds ignore_up (ign_up);
+    // a fall or an interval without a retransmission takes one off (ign_down, D15); a shorter
+    // run without a fall reads it
     uint8_t& ig = m_flowIgnore[i];
     if (e.cls_op == CLS_NEW) // ign_reset_op
         ig = 0;
@@ -825,15 +826,15 @@ Pipeline::Classifier(const Bridged& b, EgMd& e)
     }
     else if (e.cls_op == CLS_END && b.group == GROUP_ANT) // ign_hold_op
         e.ign = 0;
-    else if (e.cls_op == CLS_END && e.fell && b.int_retx != 0) // ign_down
+    else if (e.cls_op == CLS_END && (e.fell || b.int_retx == 0)) // ign_down
     {
         if (ig != 0)
             ig = uint8_t(ig - 1);
         e.ign = ig;
     }
-    else if (e.cls_op == CLS_END && !e.fell && b.int_retx >= G::RETX_RUN) // ign_up
+    else if (e.cls_op == CLS_END && b.int_retx >= G::RETX_RUN) // ign_up (fell is 0 here)
     {
-        ig = SatAdd8(ig, 1);
+        ig = SatAdd8(ig, uint8_t(P::CLASSIFIER_IGNORE_UP));
         e.ign = ig;
     }
     else if (e.cls_op == CLS_END) // ign_read

@@ -322,18 +322,18 @@ class LossIgnoringMakesModelBased(_LossIgnoring):
     """A loss-ignoring interval is an interval end of a long-lived flow that retransmitted in
     classifier.retx_run (3) intervals in a row, ending with this one, and whose rate did not fall
     to 1 - 2^-classifier.fall_shift (x0.875) of the previous one: flow_ignore's count rises by
-    one; the flow is model-based (hybrid 1) once the count reaches m_m (3 here). After slow start,
-    every interval holds 7 new segments and a retransmission of the last (8 packets: a flat rate):
-    the run (flow_retx hi) is 1, 2, 3, 4, 5 at the ends of these intervals, the count 0, 0,
-    1, 2, 3, and the flow is delay-based until the fifth end, model-based exactly there. (The
-    program before took BBR's up/down rate pattern for model-based evidence; a flat rate never
-    was.)"""
+    classifier.ignore_up (2); the flow is model-based (hybrid 1) once the count reaches m_m (3
+    here). After slow start, every interval holds 7 new segments and a retransmission of the last
+    (8 packets: a flat rate): the run (flow_retx hi) is 1, 2, 3, 4 at the ends of these intervals,
+    the count 0, 0, 2, 4, and the flow is delay-based until the fourth end, model-based exactly
+    there. (The program before took BBR's up/down rate pattern for model-based evidence; a flat
+    rate never was.)"""
     M_M = 3
 
     def runTest(self):
         delay0, model = self.group_id("delay", 0), self.group_id("hybrid", 1)
-        run_len = self.params["classifier"]["retx_run"]
-        n = run_len - 1 + self.M_M                     # retransmission intervals to the m_m-th count
+        run_len, up = self.params["classifier"]["retx_run"], self.params["classifier"]["ignore_up"]
+        n = run_len - 1 + -(-self.M_M // up)           # retransmission intervals to a count >= m_m
         self.slow_start(43020)
         want = [delay0] * n + [model]
         groups, ign = self.each_interval([7] * n, [1] * n, want)
@@ -341,7 +341,7 @@ class LossIgnoringMakesModelBased(_LossIgnoring):
                            "a retransmission" % n)
         self.finish(model)
         runs = self.runs([1] * n)
-        self.assertEqual(ign, [[r, max(0, r - run_len + 1)] for r in runs],
+        self.assertEqual(ign, [[r, up * max(0, r - run_len + 1)] for r in runs],
                          "[run (flow_retx hi), count (flow_ignore)] after each interval end")
 
 
@@ -350,19 +350,22 @@ class FallAfterRetransmissionNotCounted(_LossIgnoring):
     """A loss-based flow backs off: after slow start it retransmits in every interval while its
     rate saws between 28 and 18 packets (27 or 17 new segments and a retransmission; 18 / 28 is a
     fall of 36 %, a fall for classifier.fall_shift 2 or more). Its run (flow_retx hi) grows 1..6,
-    but an interval whose rate fell is not loss-ignoring however long the run, and a fall in an
-    interval with a retransmission takes one off the count (not below 0): the
-    count goes 0, 0, 1 (the third interval of the run, 28 packets after 18), 0, 1, 0 and never
-    reaches m_m (2 here): the flow is never model-based. It is loss-based (loss 0) from the end of
+    but an interval whose rate fell is not loss-ignoring however long the run, and a fall takes
+    one off the count (not below 0) where a loss-ignoring interval adds classifier.ignore_up (2):
+    the count goes 0, 0, 2 (the third interval of the run, 28 packets after 18), 1, 3, 2: such a
+    sawtooth creeps up by one every two intervals (D15), and m_m (4 here) is not reached within
+    them: the flow is not model-based. It is loss-based (loss 0) from the end of
     its first 18-packet interval on, the first fall in an interval with a retransmission (D11,
     LossBackoffMakesLossBased). (The program before counted this sawtooth of 18 packets or more an
     interval as BwEst patterns, up then down, and made it model-based at the second.)"""
-    M_M = 2
+    M_M = 4
 
     def runTest(self):
         delay0, loss0 = self.group_id("delay", 0), self.group_id("loss", 0)
-        if self.params["classifier"]["retx_run"] != 3 or self.params["classifier"]["fall_shift"] < 2:
-            self.skip_visibly("written for classifier.retx_run = 3 and fall_shift >= 2 (18 / 28 a fall)")
+        c = self.params["classifier"]
+        if c["retx_run"] != 3 or c["fall_shift"] < 2 or c["ignore_up"] != 2:
+            self.skip_visibly("written for classifier.retx_run = 3, ignore_up = 2 and fall_shift >= 2 "
+                              "(18 / 28 a fall)")
         self.slow_start(43021)
         new = [27, 17] * 3
         want = [delay0] * 2 + [loss0] * (len(new) - 1)
@@ -370,29 +373,31 @@ class FallAfterRetransmissionNotCounted(_LossIgnoring):
         self.assert_groups(groups, want, "slow start's last end, then 28, 18, 28, 18, 28, 18 packets, each "
                            "with a retransmission")
         self.finish(loss0)
-        self.assertEqual(ign, [[0, 0], [1, 0], [2, 0], [3, 1], [4, 0], [5, 1], [6, 0]],
+        self.assertEqual(ign, [[0, 0], [1, 0], [2, 0], [3, 2], [4, 1], [5, 3], [6, 2]],
                          "[run (flow_retx hi), count (flow_ignore)] after each interval end")
 
 
 @group("classify")
-class FallWithRetransmissionTakesOneOff(_LossIgnoring):
-    """What takes one off the loss-ignoring count is a fall in an interval with a retransmission
-    (the back-off that also makes a flow loss-based, D11), not a fall after one. After slow start
-    (8 packets), four intervals of 15 new segments and a retransmission (16 packets, flat): run 1,
-    2, 3, 4, count 0, 0, 1, 2 (m_m 3: delay-based); 16 new segments (run 0: kept); 7 new and a
-    retransmission (8 packets, a fall in an interval with one): count 1, and loss-based (loss 0)
-    from that end on; 5 new (a fall without one, right after it: kept). [run, count] (flow_retx
-    hi, flow_ignore) after the ends: [0, 0], [1, 0], [2, 0], [3, 1], [4, 2], [0, 2], [1, 1],
-    [0, 1]. The program before took one off for a fall after an interval with a retransmission:
-    [1, 2] at the seventh entry (the 8-packet interval's end; the stored run was 0), [0, 1] at the
-    eighth, so a loss-based flow whose losses and back-off fell in one interval stayed counted
-    (docs/algorithm.md §8.4, D14)."""
-    M_M = 3
+class CleanIntervalsAndBackoffsTakeOneOff(_LossIgnoring):
+    """The loss-ignoring count (D15) gains classifier.ignore_up (2) per loss-ignoring interval
+    and loses one per interval end with a fall (a back-off) or without a retransmission. After
+    slow start (8 packets), four intervals of 15 new segments and a retransmission (16 packets,
+    flat): run 1, 2, 3, 4, count 0, 0, 2, 4 (m_m 5: delay-based); 16 new segments (no
+    retransmission: 3); 7 new and a retransmission (8 packets, a fall in an interval with one:
+    2, and loss-based, loss 0, from that end on); 5 new (a fall without one: 1). [run, count]
+    (flow_retx hi, flow_ignore) after the ends: [0, 0], [1, 0], [2, 0], [3, 2], [4, 4], [0, 3],
+    [1, 2], [0, 1]. The program before D15 added one per loss-ignoring interval and took one off
+    only for a fall in an interval with a retransmission: [3, 1], [4, 2], [0, 2], [1, 1], [0, 1],
+    so a flow that stopped losing kept its count (a Cubic or DCTCP flow counted model-based in
+    its slow-start overshoot stayed so until its next back-off; docs/algorithm.md D15)."""
+    M_M = 5
 
     def runTest(self):
         delay0, loss0 = self.group_id("delay", 0), self.group_id("loss", 0)
-        if self.params["classifier"]["retx_run"] != 3 or self.params["classifier"]["fall_shift"] < 2:
-            self.skip_visibly("written for classifier.retx_run = 3 and fall_shift >= 2 (8 / 16 and 5 / 8 falls)")
+        c = self.params["classifier"]
+        if c["retx_run"] != 3 or c["fall_shift"] < 2 or c["ignore_up"] != 2:
+            self.skip_visibly("written for classifier.retx_run = 3, ignore_up = 2 and fall_shift >= 2 "
+                              "(8 / 16 and 5 / 8 falls)")
         self.slow_start(43027)
         new, retx = [15, 15, 15, 15, 16, 7, 5], [1, 1, 1, 1, 0, 1, 0]
         want = [delay0] * 6 + [loss0] * 2
@@ -400,7 +405,7 @@ class FallWithRetransmissionTakesOneOff(_LossIgnoring):
         self.assert_groups(groups, want, "slow start's last end, then 16, 16, 16, 16 packets with a "
                            "retransmission, 16 without, 8 with one, 5 without")
         self.finish(loss0)
-        self.assertEqual(ign, [[0, 0], [1, 0], [2, 0], [3, 1], [4, 2], [0, 2], [1, 1], [0, 1]],
+        self.assertEqual(ign, [[0, 0], [1, 0], [2, 0], [3, 2], [4, 4], [0, 3], [1, 2], [0, 1]],
                          "[run (flow_retx hi), count (flow_ignore)] after each interval end")
 
 
@@ -411,12 +416,13 @@ class ShortRetransmissionRunsNotCounted(_LossIgnoring):
     flat 8 packets an interval after slow start (7 new segments and a retransmission, or 8 new)
     retransmits in 2 intervals, not in the next, in 2, not in the next: the run (flow_retx hi)
     goes 1, 2, 0, 1, 2, 0, the count stays 0 and the flow delay-based; then in 3 in a row:
-    run 1, 2, 3, count 1 at the third, and the flow is model-based exactly there."""
+    run 1, 2, 3, count classifier.ignore_up (2) at the third, and the flow is model-based exactly
+    there."""
     M_M = 1
 
     def runTest(self):
         delay0, model = self.group_id("delay", 0), self.group_id("hybrid", 1)
-        run_len = self.params["classifier"]["retx_run"]
+        run_len, up = self.params["classifier"]["retx_run"], self.params["classifier"]["ignore_up"]
         self.slow_start(43022)
         retx = ([1] * (run_len - 1) + [0]) * 2 + [1] * run_len
         want = [delay0] * len(retx) + [model]
@@ -425,7 +431,7 @@ class ShortRetransmissionRunsNotCounted(_LossIgnoring):
                            "retransmission in intervals %s" % retx)
         self.finish(model)
         runs = self.runs(retx)
-        self.assertEqual(ign, [[r, 0] for r in runs[:-1]] + [[run_len, 1]],
+        self.assertEqual(ign, [[r, 0] for r in runs[:-1]] + [[run_len, up]],
                          "[run (flow_retx hi), count (flow_ignore)] after each interval end")
 
 
@@ -439,8 +445,9 @@ class RetransmissionsInSlowStartNotCounted(_LossIgnoring):
     queued as mouse, past classifier.retx_run (3) from the third, yet every one of those ends
     clears flow_ignore (count 0) and the flow is a mouse, then delay-based at the
     fifth (the fall). The first end queued as long-lived (the sixth) sees the whole run, 6, no
-    fall (9 packets after 9): count 1, model-based (hybrid 1) exactly there; the seventh: run 7,
-    count 2. (Counted as a mouse, the count would be 1, 2 at the third and fourth ends, and the
+    fall (9 packets after 9): count classifier.ignore_up (2), model-based (hybrid 1) exactly
+    there; the seventh: run 7, count 4. (Counted as a mouse, the count would be 2, 4 at the third
+    and fourth ends, and the
     flow would leave slow start model-based at the fifth.)"""
     M_M = 1
 
@@ -461,7 +468,8 @@ class RetransmissionsInSlowStartNotCounted(_LossIgnoring):
         self.assert_groups(groups, want, "4, 5, 9, 17, 9, 9, 9 packets, a retransmission in each interval")
         self.finish(model)
         self.assertEqual(runs, [1, 2, 3, 4, 5, 6, 7], "the retransmission run (flow_retx hi) after each interval end")
-        self.assertEqual(ign, [0] * 5 + [1, 2], "flow_ignore (the count) after each interval end")
+        up = self.params["classifier"]["ignore_up"]
+        self.assertEqual(ign, [0] * 5 + [up, 2 * up], "flow_ignore (the count) after each interval end")
 
 
 class _LossBackoff(_LossIgnoring):

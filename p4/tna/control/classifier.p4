@@ -164,12 +164,12 @@ control Classifier(inout egress_headers_t hdr,
         }
     };
 
-    // Loss-ignoring intervals (m_m of them make a flow model-based): an
-    // interval end of a flow that retransmitted in classifier.retx_run
-    // intervals in a row and whose rate did not fall adds one (ign_up). A
-    // fall in an interval with a retransmission (the back-off family_loss
-    // reads) takes one off (ign_down): a loss-based flow that backs off is not
-    // loss-ignoring. Any other end keeps the count (ign_read); ignore_op
+    // The loss-ignoring count (model-based at m_m): an interval end of a flow
+    // that retransmitted in classifier.retx_run intervals in a row and whose
+    // rate did not fall adds classifier.ignore_up (ign_up); a fall (a back-off)
+    // or an interval without a retransmission takes one off (ign_down), so a
+    // flow stays model-based only while it keeps losing without backing off
+    // (D15). A shorter run without a fall keeps it (ign_read); ignore_op
     // decides which, so no RegisterAction needs a PHV operand.
     RegisterAction<bit<8>, bit<FLOW_IDX_BITS>, bit<8>>(flow_ignore) ign_reset = {
         void apply(inout bit<8> v) {
@@ -186,7 +186,7 @@ control Classifier(inout egress_headers_t hdr,
     };
     RegisterAction<bit<8>, bit<FLOW_IDX_BITS>, bit<8>>(flow_ignore) ign_up = {
         void apply(inout bit<8> v, out bit<8> rv) {
-            v = v |+| 1;
+            v = v |+| CCFAIR_CLASSIFIER_IGNORE_UP;
             rv = v;
         }
     };
@@ -389,7 +389,8 @@ control Classifier(inout egress_headers_t hdr,
             (CLS_NEW, _, _, _) : ign_reset_op();
             (CLS_END, GROUP_MOUSE, _, _) : ign_reset_op();
             (CLS_END, GROUP_ANT, _, _) : ign_hold_op();
-            (CLS_END, _, 1, 1 .. 255) : ign_down_op();
+            (CLS_END, _, 1, _) : ign_down_op();
+            (CLS_END, _, 0, 0 .. 0) : ign_down_op();
             (CLS_END, _, 0, CCFAIR_RETX_RUN .. 255) : ign_up_op();
             (CLS_END, _, _, _) : ign_read_op();
         }

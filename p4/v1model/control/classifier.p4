@@ -139,7 +139,7 @@ control Classifier(inout headers_t hdr,
     action ign_up() {
         bit<8> v;
         flow_ignore.read(v, idx);
-        v = v |+| 1;
+        v = v |+| CCFAIR_CLASSIFIER_IGNORE_UP;
         flow_ignore.write(idx, v);
         md.ign = v;
     }
@@ -228,10 +228,10 @@ control Classifier(inout headers_t hdr,
                 md.ign = 0;
             } else if (hdr.bridged.group == GROUP_ANT) {
                 md.ign = 0;
-            } else if (md.fell == 1 && hdr.bridged.int_retx != 0) {
-                ign_down();
-            } else if (md.fell == 0 && hdr.bridged.int_retx >= CCFAIR_RETX_RUN) {
-                ign_up();
+            } else if (md.fell == 1 || hdr.bridged.int_retx == 0) {
+                ign_down();     // a back-off, or an interval without a retransmission (D15)
+            } else if (hdr.bridged.int_retx >= CCFAIR_RETX_RUN) {
+                ign_up();       // fell is 0 here
             } else {
                 ign_read();
             }
