@@ -82,6 +82,10 @@ def derived(p):
     if not 1 <= c["retx_run"] <= 255:
         raise ValueError("classifier.retx_run must be 1..255, got %r" % c["retx_run"])
     d["RETX_RUN"] = c["retx_run"]
+    # What a loss-ignoring interval adds to flow_ignore's 8-bit count (D15): 0 would make no flow
+    # model-based, and the model and the SALU take it as an 8-bit constant.
+    if not 1 <= c["ignore_up"] <= 255:
+        raise ValueError("classifier.ignore_up must be 1..255, got %r" % c["ignore_up"])
     # The marker's rate label: the last interval's log rate (1) or the average of the last two (2).
     # A stateful ALU cannot shift or scale its memory word, so no decaying average (EWMA) fits
     # Tofino; the average of two is a sum it can keep (docs/dataplane.md, "Rate label").

@@ -190,8 +190,8 @@ plan = [(11, 15, False, "hybrid1", 8), (12, 30, False, "hybrid1", 7), (13, 15, F
 for k, n, retx, g, ign in plan:
     steps += li_interval(k, n, retx, g)
     e = {"ignore": ign}
-    if k == 17:
-        e["family"] = 2
+    if k >= 16:
+        e["family"] = 2  # at 16 hybrid1 with family 2: the model-based count decides first
     steps.append({"op": "check", "t_us": (k - 1) * P + 9000, "flow": "A", "expect": e})
 write("loss-ignoring-model-based",
       LI_DOC + "Mid-connection flow, RTT 10 ms, intervals 12 ms apart; slow start 4, 8, 16, 14 packets -> delay0 at "

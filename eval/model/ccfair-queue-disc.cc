@@ -64,7 +64,7 @@ CcfairQueueDisc::GetTypeId()
                           MakeTimeAccessor(&CcfairQueueDisc::m_controllerPeriod),
                           MakeTimeChecker())
             .AddAttribute("MM",
-                          "Loss-ignoring intervals to become model-based (params classifier.m_m).",
+                          "The loss-ignoring count at which a flow is model-based (params classifier.m_m).",
                           UintegerValue(P::CLASSIFIER_M_M),
                           MakeUintegerAccessor(&CcfairQueueDisc::m_mM),
                           MakeUintegerChecker<uint32_t>(1, 255))

@@ -162,7 +162,7 @@ struct FlowRegs
     uint16_t flow_pkts = 0;
     uint32_t flow_bytes = 0;
     uint32_t flow_deadline = 0;   // the running interval's end, in ig_ts units
-    uint8_t ignore = 0;           // flow_ignore: loss-ignoring intervals
+    uint8_t ignore = 0;           // flow_ignore: the loss-ignoring count (D15)
     uint8_t retx_run = 0;         // flow_retx.hi: intervals in a row with a retransmission
     uint8_t retx_now = 0;         // flow_retx.lo: a retransmission in the running interval
     uint32_t seq_lo = 0, seq_hi = 0; // flow_seq: highest data sequence number per direction

@@ -143,6 +143,13 @@ class GeneratedTables(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "classifier.retx_run"):
             gen_tables.derived(p)
 
+    def test_bad_ignore_up_is_refused(self):
+        for bad in (0, 256):
+            p = P.load()
+            p["classifier"]["ignore_up"] = bad
+            with self.assertRaisesRegex(ValueError, "classifier.ignore_up"):
+                gen_tables.derived(p)
+
     def test_bad_fall_shift_is_refused(self):
         p = P.load()
         p["classifier"]["fall_shift"] = 0

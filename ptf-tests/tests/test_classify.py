@@ -346,34 +346,35 @@ class LossIgnoringMakesModelBased(_LossIgnoring):
 
 
 @group("classify")
-class FallAfterRetransmissionNotCounted(_LossIgnoring):
-    """A loss-based flow backs off: after slow start it retransmits in every interval while its
-    rate saws between 28 and 18 packets (27 or 17 new segments and a retransmission; 18 / 28 is a
-    fall of 36 %, a fall for classifier.fall_shift 2 or more). Its run (flow_retx hi) grows 1..6,
-    but an interval whose rate fell is not loss-ignoring however long the run, and a fall takes
-    one off the count (not below 0) where a loss-ignoring interval adds classifier.ignore_up (2):
-    the count goes 0, 0, 2 (the third interval of the run, 28 packets after 18), 1, 3, 2: such a
-    sawtooth creeps up by one every two intervals (D15), and m_m (4 here) is not reached within
-    them: the flow is not model-based. It is loss-based (loss 0) from the end of
-    its first 18-packet interval on, the first fall in an interval with a retransmission (D11,
-    LossBackoffMakesLossBased). (The program before counted this sawtooth of 18 packets or more an
-    interval as BwEst patterns, up then down, and made it model-based at the second.)"""
+class SawtoothWithRetransmissionsCreepsUp(_LossIgnoring):
+    """A flow that retransmits in every interval while its rate saws between 28 and 18 packets
+    (27 or 17 new segments and a retransmission; 18 / 28 is a fall of 36 %, a fall for
+    classifier.fall_shift 2 or more). Its run (flow_retx hi) grows 1..7; an interval whose rate
+    fell is not loss-ignoring however long the run and takes one off the count (not below 0),
+    each 28-packet interval from the third on adds classifier.ignore_up (2): the count goes 0, 0,
+    2, 1, 3, 2, 4, up by one every two intervals (D15). The flow is loss-based (loss 0) from the
+    end of its first 18-packet interval, the first fall in an interval with a retransmission (D11,
+    LossBackoffMakesLossBased), and model-based (hybrid 1) where the count reaches m_m (4 here),
+    at the seventh end: a flow that keeps losing in every interval is counted as ignoring its
+    losses even though it backs off every other interval. (The program before D15 counted +1 and
+    -1 and kept such a flow at 0, 1; the one before D10 counted this sawtooth as BwEst patterns,
+    up then down, and made it model-based at the second.)"""
     M_M = 4
 
     def runTest(self):
-        delay0, loss0 = self.group_id("delay", 0), self.group_id("loss", 0)
+        delay0, loss0, model = self.group_id("delay", 0), self.group_id("loss", 0), self.group_id("hybrid", 1)
         c = self.params["classifier"]
         if c["retx_run"] != 3 or c["fall_shift"] < 2 or c["ignore_up"] != 2:
             self.skip_visibly("written for classifier.retx_run = 3, ignore_up = 2 and fall_shift >= 2 "
                               "(18 / 28 a fall)")
         self.slow_start(43021)
-        new = [27, 17] * 3
-        want = [delay0] * 2 + [loss0] * (len(new) - 1)
+        new = [27, 17] * 3 + [27]
+        want = [delay0] * 2 + [loss0] * 5 + [model]
         groups, ign = self.each_interval(new, [1] * len(new), want)
-        self.assert_groups(groups, want, "slow start's last end, then 28, 18, 28, 18, 28, 18 packets, each "
+        self.assert_groups(groups, want, "slow start's last end, then 28, 18, 28, 18, 28, 18, 28 packets, each "
                            "with a retransmission")
-        self.finish(loss0)
-        self.assertEqual(ign, [[0, 0], [1, 0], [2, 0], [3, 2], [4, 1], [5, 3], [6, 2]],
+        self.finish(model)
+        self.assertEqual(ign, [[0, 0], [1, 0], [2, 0], [3, 2], [4, 1], [5, 3], [6, 2], [7, 4]],
                          "[run (flow_retx hi), count (flow_ignore)] after each interval end")
 
 

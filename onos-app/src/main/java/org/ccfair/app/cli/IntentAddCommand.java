@@ -56,7 +56,7 @@ public class IntentAddCommand extends AbstractShellCommand {
     @Option(name = "--priority", description = "Priority where scopes overlap (highest wins)")
     Integer priority = null;
 
-    @Option(name = "--classifier", description = "mM: loss-ignoring intervals before a flow is model-based")
+    @Option(name = "--classifier", description = "mM: the loss-ignoring count at which a flow is model-based")
     String classifier = null;
 
     @Option(name = "--queue-layout", description = "shared (default: queues.layout) or isolated")

@@ -42,7 +42,7 @@ public final class PortPolicy {
      * @param queues          queues per group (owned by this object)
      * @param tvfProfileId    TVF profile id on the device
      * @param fairRateBin     fair rate of one long-lived flow, as a rate bin
-     * @param mM              classifier mM (loss-ignoring intervals to model-based)
+     * @param mM              classifier mM (the loss-ignoring count at which a flow is model-based)
      * @param targetDelayUs   AQM target
      * @param adaptiveBuffer  Cocoa adaptive buffers
      * @param bufferLimitPkts (initial) buffer limit per queue
@@ -63,7 +63,7 @@ public final class PortPolicy {
      * @param queues          queues per group
      * @param tvfProfileId    TVF profile id
      * @param fairRateBin     fair rate bin
-     * @param mM              classifier mM (loss-ignoring intervals to model-based)
+     * @param mM              classifier mM (the loss-ignoring count at which a flow is model-based)
      * @param targetDelayUs   AQM target
      * @param adaptiveBuffer  Cocoa adaptive buffers
      * @param bufferLimitPkts initial buffer limit per queue
@@ -88,7 +88,7 @@ public final class PortPolicy {
      * @param split           queues per group and the group to queue map
      * @param tvfProfileId    TVF profile id
      * @param fairRateBin     fair rate bin
-     * @param mM              classifier mM (loss-ignoring intervals to model-based)
+     * @param mM              classifier mM (the loss-ignoring count at which a flow is model-based)
      * @param targetDelayUs   AQM target
      * @param adaptiveBuffer  Cocoa adaptive buffers
      * @param bufferLimitPkts initial buffer limit per queue

@@ -315,8 +315,9 @@ public final class FairnessIntent {
     }
 
     /**
-     * Loss-ignoring intervals after which a flow becomes model-based (P4air's mM, counted by
-     * retransmissions since BwEst was removed: docs/algorithm.md D10).
+     * The loss-ignoring count at which a flow becomes model-based (P4air's mM; each loss-ignoring
+     * interval adds classifier.ignore_up, each back-off or interval without a retransmission takes
+     * one off: docs/algorithm.md D10, D15).
      *
      * @return threshold
      */
