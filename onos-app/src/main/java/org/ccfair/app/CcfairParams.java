@@ -224,16 +224,33 @@ public final class CcfairParams {
      * @return the group id
      */
     public int groupId(String family, int sub) {
-        JsonNode fams = root.path("groups").path("families");
-        for (int i = 0; i < fams.size(); i++) {
-            if (fams.get(i).asText().equals(family)) {
-                if (sub < 0 || sub >= k()) {
-                    throw new IllegalArgumentException("sub-group " + sub + " out of range [0, " + k() + ")");
-                }
-                return 2 + i * k() + sub;
+        int i = indexIn("families", family, "family");
+        if (sub < 0 || sub >= k()) {
+            throw new IllegalArgumentException("sub-group " + sub + " out of range [0, " + k() + ")");
+        }
+        return 2 + i * k() + sub;
+    }
+
+    /**
+     * Index of a hybrid kind (groups.hybrid_kinds: "loss_delay", "model"): the hybrid sub-group
+     * of that kind, the first of the kind "model" and above it when K &gt; 2 (p4/gen_tables.py).
+     *
+     * @param kind the kind's name
+     * @return its index
+     */
+    public int hybridKind(String kind) {
+        return indexIn("hybrid_kinds", kind, "hybrid kind");
+    }
+
+    // Position of a name in the groups.<list> array.
+    private int indexIn(String list, String name, String what) {
+        JsonNode names = root.path("groups").path(list);
+        for (int i = 0; i < names.size(); i++) {
+            if (names.get(i).asText().equals(name)) {
+                return i;
             }
         }
-        throw new IllegalArgumentException("unknown family '" + family + "'");
+        throw new IllegalArgumentException("unknown " + what + " '" + name + "'");
     }
 
     private JsonNode node(String section, String key) {

@@ -188,8 +188,7 @@ public final class PolicyCompiler {
         this.ant = (int) params.integer("groups", "ant");
         this.mouse = (int) params.integer("groups", "mouse");
         this.correction = new ShareCorrection(params);
-        this.firstModelGroup = params.groupId("hybrid",
-                indexOf(params.tree().path("groups").path("hybrid_kinds"), "model"));
+        this.firstModelGroup = params.groupId("hybrid", params.hybridKind("model"));
         this.lastModelGroup = params.groupId("hybrid", params.k() - 1);
         this.modelShift = params.integer("tvf", "model_shift_bins");
         this.demand = new double[numGroups];
@@ -786,15 +785,6 @@ public final class PolicyCompiler {
             families.put(key, f);
         }
         return f;
-    }
-
-    private static int indexOf(com.fasterxml.jackson.databind.JsonNode list, String name) {
-        for (int i = 0; i < list.size(); i++) {
-            if (name.equals(list.get(i).asText())) {
-                return i;
-            }
-        }
-        throw new IllegalArgumentException("params groups.hybrid_kinds has no '" + name + "'");
     }
 
     // The curves of a base family with a port's share correction (bins) added to each shift.
