@@ -138,10 +138,12 @@ def group_rows(p):
     ant, mouse = p["groups"]["ant"], p["groups"]["mouse"]
     base = {f: P.group_id(p, f, 0) for f in fam}
     model_kind = kinds.index("model")
-    # register values of flow_family (define.p4 FAMILY_*): 0 delay, 2 loss. No flow is classified
-    # loss-delay (hybrid 0): under ccfair's AQM no per-flow signal tells it from loss (D11).
+    # register values of flow_family (define.p4 FLOW_FAMILY_*): back-offs after a loss, 0 and 1
+    # delay, 2 loss; the rows match bit 1 (D16). No flow is classified loss-delay (hybrid 0):
+    # under ccfair's AQM no per-flow signal tells it from loss (D11).
     by_family = {0: lambda b: base["delay"] + b,
                  2: lambda b: base["loss"] + b}
+    fam_mask = 0x02
 
     def model(b):
         return base["hybrid"] + model_kind + min(b, k - 1 - model_kind)
@@ -154,8 +156,8 @@ def group_rows(p):
     rows.append((any_, (0, 0xFFFF), any_, any_, any_, mouse))
     for f in sorted(by_family):
         for b in range(k):
-            rows.append((any_, any_, (0, 0xFF), (f, 0xFF), (b, 0xFF), by_family[f](b)))
-        rows.append((any_, any_, (0, 0xFF), (f, 0xFF), any_, by_family[f](k - 1)))
+            rows.append((any_, any_, (0, 0xFF), (f, fam_mask), (b, 0xFF), by_family[f](b)))
+        rows.append((any_, any_, (0, 0xFF), (f, fam_mask), any_, by_family[f](k - 1)))
     for b in range(k):
         rows.append((any_, any_, any_, any_, (b, 0xFF), model(b)))
     rows.append((any_, any_, any_, any_, any_, model(k - 1)))

@@ -186,12 +186,12 @@ for k in range(5, 11):
 # (interval, packets, a retransmission, group and count after its roll-over)
 plan = [(11, 15, False, "hybrid1", 8), (12, 30, False, "hybrid1", 7), (13, 15, False, "hybrid1", 6),
         (14, 30, True, "hybrid1", 5), (15, 15, True, "hybrid1", 5), (16, 30, False, "hybrid1", 4),
-        (17, 15, False, "loss0", 3)]
+        (17, 15, False, "delay0", 3)]
 for k, n, retx, g, ign in plan:
     steps += li_interval(k, n, retx, g)
     e = {"ignore": ign}
     if k >= 16:
-        e["family"] = 2  # at 16 hybrid1 with family 2: the model-based count decides first
+        e["family"] = 1  # one back-off after a loss (D16); at 16 hybrid1: the model-based count decides first
     steps.append({"op": "check", "t_us": (k - 1) * P + 9000, "flow": "A", "expect": e})
 write("loss-ignoring-model-based",
       LI_DOC + "Mid-connection flow, RTT 10 ms, intervals 12 ms apart; slow start 4, 8, 16, 14 packets -> delay0 at "
@@ -201,38 +201,41 @@ write("loss-ignoring-model-based",
       "(after the roll-over at 96 ms), 10 makes it 8. Then, with retransmissions only in intervals 14 and 15: "
       "15 packets in interval 11 (a fall without a retransmission: 7; before D15 it kept the count), 30 (no "
       "retransmission: 6; before D15 kept), 15 (a fall without one: 5), 30 with one (run 1 < 3, no fall: kept), "
-      "15 with one (a fall in an interval with a retransmission: 4, still hybrid1, and the same event makes the "
-      "flow loss-based, flow_family 2; loss-backoff-makes-loss-based), 30 without (3 < m_m: loss0 after the "
-      "roll-over at 192 ms)." + FLOOR_ASIDE,
+      "15 with one (a fall in an interval with a retransmission: 4, still hybrid1; the same event is the flow's "
+      "first back-off after a loss, flow_family 1, still delay-based: loss-backoff-makes-loss-based), 30 without "
+      "(3 < m_m: delay0 after the roll-over at 192 ms; before D16 loss0)." + FLOOR_ASIDE,
       steps, config={**MID, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
 
-# The loss response: slow start (4, 8, 16, 8), then 30, 15, 30, 15, 30, 15 packets; intervals 7 and 8
-# have a retransmission. (interval, packets, a retransmission, group and family after its roll-over)
+# The loss response: slow start (4, 8, 16, 8), then 30, 15, 30, 15, 30, 15, 30, 15 packets; intervals 7, 8
+# and 10 have a retransmission. (interval, packets, a retransmission, group and family after its roll-over)
 steps = ss_prefix()
 plan = [(5, 30, False, "delay0", 0), (6, 15, False, "delay0", 0), (7, 30, True, "delay0", 0),
-        (8, 15, True, "delay0", 0), (9, 30, False, "loss0", 2), (10, 15, False, "loss0", 2)]
+        (8, 15, True, "delay0", 0), (9, 30, False, "delay0", 1), (10, 15, True, "delay0", 1),
+        (11, 30, False, "loss0", 2), (12, 15, False, "loss0", 2)]
 for k, n, retx, g, fam in plan:
     steps += li_interval(k, n, retx, g)
     steps.append({"op": "check", "t_us": (k - 1) * P + 9000, "flow": "A", "expect": {"family": fam}})
-steps += [interval(10 * P, 1, 0, group="loss0"),
-          {"op": "check", "t_us": 10 * P + 1000, "flow": "A", "expect": {"family": 2, "ignore": 0}}]
+steps += [interval(12 * P, 1, 0, group="loss0"),
+          {"op": "check", "t_us": 12 * P + 1000, "flow": "A", "expect": {"family": 2, "ignore": 0}}]
 write("loss-backoff-makes-loss-based",
-      "Loss response (docs/algorithm.md D11): a long-lived flow is delay-based (flow_family 0) until an interval end "
-      "whose interval had a retransmission (ingress marks a data segment not above the highest its direction has "
-      "sent; flow_retx hands the interval's run to egress, int_retx != 0) and whose rate fell to <= 0.866x the "
-      "previous interval's (FALL_FINE, 4 fine units): that end makes it loss-based (flow_family 2) until it is a "
-      "mouse again or restarts; a fall or a retransmission alone keeps the family, and a mouse's interval end "
-      "clears it. Mid-connection flow, RTT 10 ms, intervals 12 ms apart, fair rate 10 Gbit/s (the fair BDP is never "
+      "Loss response (docs/algorithm.md D11, D16): a long-lived flow is delay-based (flow_family 0) until the "
+      "second interval end whose interval had a retransmission (ingress marks a data segment not above the highest "
+      "its direction has sent; flow_retx hands the interval's run to egress, int_retx != 0) and whose rate fell to "
+      "<= 0.866x the previous interval's (FALL_FINE, 4 fine units): the first such back-off makes flow_family 1 "
+      "(still delay-based), the second 2 (loss-based) until it is a mouse again or restarts; a fall or a "
+      "retransmission alone keeps the family, and a mouse's interval end clears it. Mid-connection flow, RTT 10 ms, intervals 12 ms apart, fair rate 10 Gbit/s (the fair BDP is never "
       "reached); slow start 4, 8, 16, 8 packets -> delay0 at the roll-over at 48 ms (8 < 16; that end is queued as a "
-      "mouse: family 0). Intervals 5 .. 10 (from 48 ms) carry 30, 15, 30, 15, 30, 15 data packets of 1500 B; in 7 "
-      "and 8 the second packet re-sends the first's segment (a retransmission). The roll-over of interval k (its "
+      "mouse: family 0). Intervals 5 .. 12 (from 48 ms) carry 30, 15, 30, 15, 30, 15, 30, 15 data packets of 1500 B; in 7, "
+      "8 and 10 the second packet re-sends the first's segment (a retransmission). The roll-over of interval k (its "
       "first packet, drained) classifies the end of interval k - 1 (group after it, family checked 9 ms in): at 60 "
       "ms 30 after 8 (a rise): delay0, family 0; at 72 ms 15 after 30 (a fall to half, 19 fine units) without a "
       "retransmission: delay0, family 0; at 84 ms 30 after 15 with one (a rise): delay0, family 0; at 96 ms 15 "
-      "after 30 with one: the loss response, loss0 (band 0, as delay0: the 10 ms RTT), family 2; at 108 ms 30 (a "
-      "rise) and at 120 ms 15 (a fall, without a retransmission): loss0, family 2 (sticky). The retransmission "
-      "runs (1 at the end of interval 7, 2 at 8) stay below classifier.retx_run (3) and the fall at the end of 8, "
-      "in an interval with a retransmission, takes nothing off a count of 0: the loss-ignoring count stays 0." + FLOOR_ASIDE,
+      "after 30 with one: the first back-off after a loss, family 1, still delay0 (before D16 this made it "
+      "loss0); at 108 ms 30 (a rise, no retransmission): delay0, family 1; at 120 ms 15 after 30 with one: the "
+      "second back-off, loss0 (band 0, as delay0: the 10 ms RTT), family 2; at 132 ms 30 (a rise) and at 144 ms 15 "
+      "(a fall, without a retransmission): loss0, family 2 (sticky). The retransmission runs (1 at the end of "
+      "interval 7, 2 at 8, 0 at 9, 1 at 10) stay below classifier.retx_run (3) and the falls at the ends of 8 and "
+      "10, in intervals with a retransmission, take nothing off a count of 0: the loss-ignoring count stays 0." + FLOOR_ASIDE,
       steps, config={**MID, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
 
 write("symmetric-flow-id",

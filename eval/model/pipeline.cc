@@ -31,7 +31,7 @@ constexpr uint8_t INTERVAL_ACK = 2;
 constexpr uint8_t INTERVAL_RESTART = 3; // the handshake sample: the first interval starts here
 constexpr uint16_t RATE_S_NONE = 0xFFFF; // flow_rate_s.lo with no finished interval (never a log rate)
 constexpr uint16_t SS_ACTIVE = 0, SS_DONE = 1, SS_ENDED_NOW = 2;
-constexpr uint8_t FLOW_FAMILY_DELAY = 0, FLOW_FAMILY_LOSS = 2; // flow_family's values (define.p4), not P::FAMILY_*
+constexpr uint8_t FLOW_FAMILY_DELAY = 0, FLOW_FAMILY_LOSS = 2; // flow_family's values (define.p4): back-offs, saturating; not P::FAMILY_*
 constexpr uint32_t RTT_PENDING = 0x80000000u;
 constexpr uint16_t TRK_COLLIDE = 0;
 constexpr uint16_t STATS_IDX = 0; // the model's one port: stats index 0
@@ -865,8 +865,9 @@ Pipeline::Classifier(const Bridged& b, EgMd& e)
         e.ss_state = rv;
     }
     e.t_mm = SatSub8(e.ign, e.m_m1);
-    // family_op (flow_family): delay until the rate falls in an interval with a retransmission
-    // (it backed off after a loss), then loss; sticky while long-lived (D11)
+    // family_op (flow_family): delay (0, 1) until the rate has fallen in two intervals with a
+    // retransmission (it backed off after a loss twice), then loss (2); sticky while long-lived
+    // (D11, D16); group_of reads bit 1
     uint8_t& fam = m_flowFamily[i];
     if (e.cls_op == CLS_NEW) // family_reset_op
         fam = FLOW_FAMILY_DELAY;
@@ -877,9 +878,10 @@ Pipeline::Classifier(const Bridged& b, EgMd& e)
     }
     else if (e.cls_op == CLS_END && b.group == GROUP_ANT) // family_hold_op
         e.family = FLOW_FAMILY_DELAY;
-    else if (e.cls_op == CLS_END && e.fell && b.int_retx != 0) // family_loss_op
+    else if (e.cls_op == CLS_END && e.fell && b.int_retx != 0) // family_loss_op: one more back-off
     {
-        fam = FLOW_FAMILY_LOSS;
+        if (fam != FLOW_FAMILY_LOSS)
+            fam = uint8_t(fam + 1);
         e.family = fam;
     }
     else if (e.cls_op == CLS_END) // family_end_op

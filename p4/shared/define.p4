@@ -89,9 +89,11 @@ const bit<8> INTERVAL_RESTART = 3;
 // an interval's log rate (at most ~802).
 const bit<16> RATE_S_NONE = 0xFFFF;
 
-// flow_family's register values (classifier.p4): delay-based until the flow
-// backs off after a loss, then loss-based; the group_of rows are generated
-// for these values (not the params' family indices, FAMILY_* in ccfair_gen).
+// flow_family's register values (classifier.p4): the flow's back-offs after
+// a loss, saturating at FLOW_FAMILY_LOSS. 0 and 1 are delay-based, 2 is
+// loss-based (D16: one back-off is not enough, Vegas backs off once too);
+// the group_of rows match its bit 1 (not the params' family indices,
+// FAMILY_* in ccfair_gen).
 const bit<8> FLOW_FAMILY_DELAY = 0;
 const bit<8> FLOW_FAMILY_LOSS = 2;
 

@@ -170,8 +170,8 @@ class GeneratedTables(unittest.TestCase):
         for band in range(k):
             self.assertEqual(lookup(rows, 5, 1, 0, 0, band)[1][0], g("delay", band))
             self.assertEqual(lookup(rows, 5, 2, 0, 2, band)[1][0], g("loss", band))
-            # no row for family 1 (loss-delay, D11): the model-based rows match any t_mm and family
-            self.assertEqual(lookup(rows, 5, 1, 0, 1, band)[1][0], g("hybrid", 1 + min(band, k - 2)))
+            # flow_family 1 is one back-off after a loss: still delay-based (D16; no loss-delay, D11)
+            self.assertEqual(lookup(rows, 5, 1, 0, 1, band)[1][0], g("delay", band))
             self.assertEqual(lookup(rows, 5, 1, 3, 2, band)[1][0], g("hybrid", 1 + min(band, k - 2)))
         self.assertNotIn(g("hybrid", 0), {r[-1] for r in gen_tables.group_rows(p)})
         # a band the controller did not configure falls into the last sub-group

@@ -13,9 +13,9 @@ a mirrored copy made by that packet's egress).
 
 Thresholds are the egress port_cfg's: a test lowers the one it is about (m_m, ant_max_pkts,
 fair_rate_bin) and sets the others to classifier_max (255), which switches them off, as the
-controller may. The family (flow_family: 0 delay-based, 2 loss-based) has no threshold: a flow
-becomes loss-based at the end of a long-lived interval that had a retransmission and whose rate
-fell (docs/algorithm.md D11). Queue depth no longer plays a part, so every test here sends into
+controller may. The family (flow_family: back-offs after a loss, 0 and 1 delay-based, 2
+loss-based) has no port threshold: a flow becomes loss-based at the second end of a long-lived
+interval that had a retransmission and whose rate fell (docs/algorithm.md D11, D16). Queue depth no longer plays a part, so every test here sends into
 an unshaped port."""
 import math
 import time
@@ -34,7 +34,7 @@ OFF = 255  # classifier_max: a threshold the test is not about
 DROPS = EG + ".telemetry.pg_drops"
 IGNORE = EG + ".classifier.flow_ignore"  # the loss-ignoring count
 RETX = IG + ".flow_tracker.flow_retx"    # lo: a retransmission in the running interval, hi: the run at the last end
-FAMILY = EG + ".classifier.flow_family"  # 0 delay-based, 2 loss-based (define.p4 FAMILY_*)
+FAMILY = EG + ".classifier.flow_family"  # back-offs: 0, 1 delay-based, 2 loss-based (define.p4 FLOW_FAMILY_*)
 
 
 class _Classify(CcfairTest):
@@ -353,8 +353,8 @@ class SawtoothWithRetransmissionsCreepsUp(_LossIgnoring):
     fell is not loss-ignoring however long the run and takes one off the count (not below 0),
     each 28-packet interval from the third on adds classifier.ignore_up (2): the count goes 0, 0,
     2, 1, 3, 2, 4, up by one every two intervals (D15). The flow is loss-based (loss 0) from the
-    end of its first 18-packet interval, the first fall in an interval with a retransmission (D11,
-    LossBackoffMakesLossBased), and model-based (hybrid 1) where the count reaches m_m (4 here),
+    end of its second 18-packet interval, the second fall in an interval with a retransmission
+    (D11, D16, SecondLossBackoffMakesLossBased), and model-based (hybrid 1) where the count reaches m_m (4 here),
     at the seventh end: a flow that keeps losing in every interval is counted as ignoring its
     losses even though it backs off every other interval. (The program before D15 counted +1 and
     -1 and kept such a flow at 0, 1; the one before D10 counted this sawtooth as BwEst patterns,
@@ -369,7 +369,7 @@ class SawtoothWithRetransmissionsCreepsUp(_LossIgnoring):
                               "(18 / 28 a fall)")
         self.slow_start(43021)
         new = [27, 17] * 3 + [27]
-        want = [delay0] * 2 + [loss0] * 5 + [model]
+        want = [delay0] * 4 + [loss0] * 3 + [model]
         groups, ign = self.each_interval(new, [1] * len(new), want)
         self.assert_groups(groups, want, "slow start's last end, then 28, 18, 28, 18, 28, 18, 28 packets, each "
                            "with a retransmission")
@@ -385,7 +385,8 @@ class CleanIntervalsAndBackoffsTakeOneOff(_LossIgnoring):
     slow start (8 packets), four intervals of 15 new segments and a retransmission (16 packets,
     flat): run 1, 2, 3, 4, count 0, 0, 2, 4 (m_m 5: delay-based); 16 new segments (no
     retransmission: 3); 7 new and a retransmission (8 packets, a fall in an interval with one:
-    2, and loss-based, loss 0, from that end on); 5 new (a fall without one: 1). [run, count]
+    2; the flow's first back-off, flow_family 1, still delay 0, D16); 5 new (a fall without one:
+    1). [run, count]
     (flow_retx hi, flow_ignore) after the ends: [0, 0], [1, 0], [2, 0], [3, 2], [4, 4], [0, 3],
     [1, 2], [0, 1]. The program before D15 added one per loss-ignoring interval and took one off
     only for a fall in an interval with a retransmission: [3, 1], [4, 2], [0, 2], [1, 1], [0, 1],
@@ -394,18 +395,18 @@ class CleanIntervalsAndBackoffsTakeOneOff(_LossIgnoring):
     M_M = 5
 
     def runTest(self):
-        delay0, loss0 = self.group_id("delay", 0), self.group_id("loss", 0)
+        delay0 = self.group_id("delay", 0)
         c = self.params["classifier"]
         if c["retx_run"] != 3 or c["fall_shift"] < 2 or c["ignore_up"] != 2:
             self.skip_visibly("written for classifier.retx_run = 3, ignore_up = 2 and fall_shift >= 2 "
                               "(8 / 16 and 5 / 8 falls)")
         self.slow_start(43027)
         new, retx = [15, 15, 15, 15, 16, 7, 5], [1, 1, 1, 1, 0, 1, 0]
-        want = [delay0] * 6 + [loss0] * 2
+        want = [delay0] * 8
         groups, ign = self.each_interval(new, retx, want)
         self.assert_groups(groups, want, "slow start's last end, then 16, 16, 16, 16 packets with a "
                            "retransmission, 16 without, 8 with one, 5 without")
-        self.finish(loss0)
+        self.finish(delay0)
         self.assertEqual(ign, [[0, 0], [1, 0], [2, 0], [3, 2], [4, 4], [0, 3], [1, 2], [0, 1]],
                          "[run (flow_retx hi), count (flow_ignore)] after each interval end")
 
@@ -474,15 +475,17 @@ class RetransmissionsInSlowStartNotCounted(_LossIgnoring):
 
 
 class _LossBackoff(_LossIgnoring):
-    """The loss response (D11): an interval end of a long-lived flow whose rate fell to x0.866 or
-    less of the previous interval's (classifier.fall_shift) in an interval with a retransmission
-    (the flow backed off after a loss) makes it loss-based, flow_family 2, until it is a mouse
-    again or restarts; any other end keeps the family. With no rtt_band entries (band 0) family 0
-    is delay 0, family 2 loss 0. The program before decided the family by queue growth (m_ld,
-    m_pl intervals in a row whose maximum enqueue depth grew): these flows send into an unshaped
-    port whose queue drains between bursts, where it never made a flow loss-based, so every test
-    here, each of which ends loss-based, fails on it (run on BMv2 against it, at its default m_ld
-    4 and m_pl 12: delay 0 at every end)."""
+    """The loss response (D11, D16): an interval end of a long-lived flow whose rate fell to x0.866
+    or less of the previous interval's (classifier.fall_shift) in an interval with a
+    retransmission (the flow backed off after a loss) adds one to flow_family, up to 2; the
+    second makes it loss-based until it is a mouse again or restarts; any other end keeps the
+    family. With no rtt_band entries (band 0) families 0 and 1 are delay 0, family 2 loss 0.
+    Every test here backs off twice: on the program before D16 the first back-off already gave
+    2 (loss 0). The program before D11 decided the family by queue growth (m_ld, m_pl intervals
+    in a row whose maximum enqueue depth grew): these flows send into an unshaped port whose
+    queue drains between bursts, where it never made a flow loss-based, so every test here,
+    each of which ends loss-based, fails on it (run on BMv2 against it, at its default m_ld 4
+    and m_pl 12: delay 0 at every end)."""
 
     def backoff(self, sport, new, retx, family):
         """Slow start, then bursts of new[i] new segments and retx[i] retransmissions (one interval
@@ -490,7 +493,7 @@ class _LossBackoff(_LossIgnoring):
         `family`, and the group follows it."""
         if self.params["classifier"]["fall_shift"] < 2:
             self.skip_visibly("written for classifier.fall_shift >= 2 (16 -> 8 packets a fall)")
-        g = {0: self.group_id("delay", 0), 2: self.group_id("loss", 0)}
+        g = {0: self.group_id("delay", 0), 1: self.group_id("delay", 0), 2: self.group_id("loss", 0)}
         want = [g[f] for f in family]
         self.slow_start(sport)
         groups, fam = self.each_interval(new, retx, want, reg=FAMILY)
@@ -502,28 +505,31 @@ class _LossBackoff(_LossIgnoring):
 
 
 @group("classify")
-class LossBackoffMakesLossBased(_LossBackoff):
+class SecondLossBackoffMakesLossBased(_LossBackoff):
     """After slow start (its last interval of 8 packets ends it: delay 0) the flow sends 16
     packets (a rise), then 8 with a retransmission among them: the rate fell to half in an
-    interval with a retransmission, so that end makes it loss-based (flow_family 2, loss 0).
-    The family is sticky: 8 packets (flat), 16 (a rise) and 8 again (a fall, without a
-    retransmission) keep it loss-based. On the program before (queue growth) the flow stayed
-    delay 0 (family 0) at every end here."""
+    interval with a retransmission, the first back-off (flow_family 1, still delay 0; the
+    program before D16 made it loss 0 here). 8 (flat) and 16 (a rise) keep it; 8 with a
+    retransmission again is the second back-off: loss-based (flow_family 2, loss 0). The family
+    is sticky: 8 packets (flat), 16 (a rise) and 8 again (a fall, without a retransmission)
+    keep it loss-based. On the program before D11 (queue growth) the flow stayed delay 0
+    (family 0) at every end here."""
 
     def runTest(self):
-        self.backoff(43024, [16, 7, 8, 16, 8], [0, 1, 0, 0, 0], [0, 0, 2, 2, 2, 2])
+        self.backoff(43024, [16, 7, 8, 16, 7, 8, 16, 8], [0, 1, 0, 0, 1, 0, 0, 0], [0, 0, 1, 1, 1, 2, 2, 2, 2])
 
 
 @group("classify")
 class FallWithoutRetransmissionStaysDelay(_LossBackoff):
     """A rate fall alone is no loss response: after slow start, 16 packets, then 8 (a fall to half)
     without a retransmission keep the flow delay-based (flow_family 0, delay 0), and so does 16
-    after it. The same fall with a retransmission (7 new segments and one again) then makes it
-    loss-based (flow_family 2, loss 0): the control that the falls here are seen as such; the
-    program before (queue growth) never made this flow loss-based, so the test fails there."""
+    after it. The same fall with a retransmission (7 new segments and one again), twice, then
+    makes it loss-based (flow_family 1, then 2, loss 0): the control that the falls here are
+    seen as such; the program before D11 (queue growth) never made this flow loss-based, so the
+    test fails there, and the program before D16 at the first of the two."""
 
     def runTest(self):
-        self.backoff(43025, [16, 8, 16, 7], [0, 0, 0, 1], [0, 0, 0, 0, 2])
+        self.backoff(43025, [16, 8, 16, 7, 16, 7], [0, 0, 0, 1, 0, 1], [0, 0, 0, 0, 1, 1, 2])
 
 
 @group("classify")
@@ -532,13 +538,13 @@ class RetransmissionWithoutFallStaysDelay(_LossBackoff):
     slow start, 16 packets with a retransmission (a rise), 16 with one (flat), then 8 without one
     (a fall, right after an interval with a retransmission) keep the flow delay-based
     (flow_family 0, delay 0): the fall and the retransmission must be in the same interval. 16
-    (a rise), then 8 with a retransmission (a fall in an interval with one) make it loss-based
-    (flow_family 2, loss 0): the control, which fails on the program before (queue growth). The
-    retransmission run (1, 2, 0, 0, 1) stays below classifier.retx_run and m_m is off: no
-    loss-ignoring count."""
+    (a rise), then 8 with a retransmission (a fall in an interval with one), twice, make it
+    loss-based (flow_family 1, then 2, loss 0): the control, which fails on the program before
+    D11 (queue growth), and before D16 at the first. The retransmission run (1, 2, 0, 0, 1, 0,
+    1) stays below classifier.retx_run and m_m is off: no loss-ignoring count."""
 
     def runTest(self):
-        self.backoff(43026, [15, 15, 8, 16, 7], [1, 1, 0, 0, 1], [0, 0, 0, 0, 0, 2])
+        self.backoff(43026, [15, 15, 8, 16, 7, 16, 7], [1, 1, 0, 0, 1, 0, 1], [0, 0, 0, 0, 0, 1, 1, 2])
 
 
 @group("classify")

@@ -5,7 +5,7 @@
 // flow.min_interval_us)), the rate label (average of the last two intervals'
 // rates), loss-ignoring intervals (retransmission runs the rate does not back
 // off from), slow-start end (packets per interval fall or the fair BDP is
-// reached), the sticky family (loss-based once the rate fell in an interval
+// reached), the sticky family (loss-based once the rate fell in two intervals
 // with a retransmission), then the group (const table generated from the
 // params group layout). A group that differs from the one ingress queued the
 // packet as is sent to ingress by a
@@ -226,9 +226,10 @@ control Classifier(inout egress_headers_t hdr,
     };
 
 
-    // Sticky while long-lived: delay (0) until the flow's rate falls
-    // (rate_end) in an interval with a retransmission (bridged int_retx != 0)
-    // -- it backed off after a loss -- then loss (2) (docs/algorithm.md D11).
+    // Sticky while long-lived: delay (0, then 1) until the flow's rate has
+    // fallen (rate_end) in two intervals with a retransmission (bridged
+    // int_retx != 0) -- it backed off after a loss twice -- then loss (2)
+    // (docs/algorithm.md D11, D16). group_of reads bit 1.
     RegisterAction<bit<8>, bit<FLOW_IDX_BITS>, bit<8>>(flow_family) family_read = {
         void apply(inout bit<8> v, out bit<8> rv) {
             rv = v;
@@ -236,7 +237,9 @@ control Classifier(inout egress_headers_t hdr,
     };
     RegisterAction<bit<8>, bit<FLOW_IDX_BITS>, bit<8>>(flow_family) family_loss = {
         void apply(inout bit<8> v, out bit<8> rv) {
-            v = FLOW_FAMILY_LOSS;
+            if (v != FLOW_FAMILY_LOSS) {
+                v = v + 1;
+            }
             rv = v;
         }
     };

@@ -168,13 +168,16 @@ control Classifier(inout headers_t hdr,
         flow_ss.write(idx, md.ss_in ++ hi);
     }
 
-    // sticky: delay until the rate falls in an interval with a retransmission,
-    // then loss (TNA family_read / family_loss)
+    // sticky: delay (0, then 1) until the rate has fallen in two intervals
+    // with a retransmission, then loss (2) (TNA family_read / family_loss, D16)
     action family_reset() { flow_family.write(idx, FLOW_FAMILY_DELAY); }
     action family_end() { flow_family.read(md.family, idx); }
     action family_loss() {
-        flow_family.write(idx, FLOW_FAMILY_LOSS);
-        md.family = FLOW_FAMILY_LOSS;
+        flow_family.read(md.family, idx);
+        if (md.family != FLOW_FAMILY_LOSS) {
+            md.family = md.family + 1;
+        }
+        flow_family.write(idx, md.family);
     }
 
     action update_allow() {
