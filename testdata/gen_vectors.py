@@ -206,12 +206,12 @@ write("loss-ignoring-model-based",
       "(3 < m_m: delay0 after the roll-over at 192 ms; before D16 loss0)." + FLOOR_ASIDE,
       steps, config={**MID, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
 
-# The loss response: slow start (4, 8, 16, 8), then 30, 15, 30, 15, 30, 15, 30, 15 packets; intervals 7, 8
-# and 10 have a retransmission. (interval, packets, a retransmission, group and family after its roll-over)
+# The loss response: slow start (4, 8, 16, 8), then 30, 15, 30, 15, 30, 15, 30, 15 packets; intervals 7, 8,
+# 10 and 12 have a retransmission. (interval, packets, a retransmission, group and family after its roll-over)
 steps = ss_prefix()
 plan = [(5, 30, False, "delay0", 0), (6, 15, False, "delay0", 0), (7, 30, True, "delay0", 0),
         (8, 15, True, "delay0", 0), (9, 30, False, "delay0", 1), (10, 15, True, "delay0", 1),
-        (11, 30, False, "loss0", 2), (12, 15, False, "loss0", 2)]
+        (11, 30, False, "loss0", 2), (12, 15, True, "loss0", 2)]
 for k, n, retx, g, fam in plan:
     steps += li_interval(k, n, retx, g)
     steps.append({"op": "check", "t_us": (k - 1) * P + 9000, "flow": "A", "expect": {"family": fam}})
@@ -226,16 +226,17 @@ write("loss-backoff-makes-loss-based",
       "retransmission alone keeps the family, and a mouse's interval end clears it. Mid-connection flow, RTT 10 ms, intervals 12 ms apart, fair rate 10 Gbit/s (the fair BDP is never "
       "reached); slow start 4, 8, 16, 8 packets -> delay0 at the roll-over at 48 ms (8 < 16; that end is queued as a "
       "mouse: family 0). Intervals 5 .. 12 (from 48 ms) carry 30, 15, 30, 15, 30, 15, 30, 15 data packets of 1500 B; in 7, "
-      "8 and 10 the second packet re-sends the first's segment (a retransmission). The roll-over of interval k (its "
+      "8, 10 and 12 the second packet re-sends the first's segment (a retransmission). The roll-over of interval k (its "
       "first packet, drained) classifies the end of interval k - 1 (group after it, family checked 9 ms in): at 60 "
       "ms 30 after 8 (a rise): delay0, family 0; at 72 ms 15 after 30 (a fall to half, 19 fine units) without a "
       "retransmission: delay0, family 0; at 84 ms 30 after 15 with one (a rise): delay0, family 0; at 96 ms 15 "
       "after 30 with one: the first back-off after a loss, family 1, still delay0 (before D16 this made it "
       "loss0); at 108 ms 30 (a rise, no retransmission): delay0, family 1; at 120 ms 15 after 30 with one: the "
-      "second back-off, loss0 (band 0, as delay0: the 10 ms RTT), family 2; at 132 ms 30 (a rise) and at 144 ms 15 "
-      "(a fall, without a retransmission): loss0, family 2 (sticky). The retransmission runs (1 at the end of "
-      "interval 7, 2 at 8, 0 at 9, 1 at 10) stay below classifier.retx_run (3) and the falls at the ends of 8 and "
-      "10, in intervals with a retransmission, take nothing off a count of 0: the loss-ignoring count stays 0." + FLOOR_ASIDE,
+      "second back-off, loss0 (band 0, as delay0: the 10 ms RTT), family 2; at 132 ms 30 (a rise): loss0, family 2 "
+      "(sticky); at 144 ms 15 after 30 with a retransmission, a third back-off: loss0, family 2 (saturated). The "
+      "retransmission runs (1 at the end of interval 7, 2 at 8, 0 at 9, 1 at 10, 0 at 11, 1 at 12) stay below "
+      "classifier.retx_run (3) and the falls at the ends of 8, 10 and 12, in intervals with a retransmission, take "
+      "nothing off a count of 0: the loss-ignoring count stays 0." + FLOOR_ASIDE,
       steps, config={**MID, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
 
 write("symmetric-flow-id",

@@ -880,7 +880,7 @@ Pipeline::Classifier(const Bridged& b, EgMd& e)
         e.family = FLOW_FAMILY_DELAY;
     else if (e.cls_op == CLS_END && e.fell && b.int_retx != 0) // family_loss_op: one more back-off
     {
-        if (fam != FLOW_FAMILY_LOSS)
+        if (fam < FLOW_FAMILY_LOSS)
             fam = uint8_t(fam + 1);
         e.family = fam;
     }

@@ -166,7 +166,7 @@ struct FlowRegs
     uint8_t retx_run = 0;         // flow_retx.hi: intervals in a row with a retransmission
     uint8_t retx_now = 0;         // flow_retx.lo: a retransmission in the running interval
     uint32_t seq_lo = 0, seq_hi = 0; // flow_seq: highest data sequence number per direction
-    uint8_t family = 0;           // flow_family: 0 delay, 2 loss (FAMILY_*)
+    uint8_t family = 0;           // flow_family: back-offs after a loss, 0 and 1 delay, 2 loss (FLOW_FAMILY_*)
     uint16_t ss_state = 0;        // flow_ss.hi
     uint16_t rate_s_lo = 0, rate_s_hi = 0; // flow_rate_s: last interval's log rate (RATE_S_NONE: none), + the one before
     uint8_t eg_sig = 0;           // flow_eg_sig: the EG_SIG of the flow egress last saw in the slot

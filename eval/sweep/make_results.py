@@ -10,7 +10,7 @@ Experiments (scaling and methodology: docs/eval.md):
   5. classification accuracy per CC from the ccfair runs' group timelines;
   6. short flows: web-size transfers (Poisson arrivals) beside four long-lived flows;
   7. scenarios the design was not tuned on: every eval/scenarios/unseen/*.json as is;
-  8. seed spread: the demo and section 3's mixes on seeds 2 and 3 beside seed 1;
+  8. seed spread: the demo, section 3's mixes and section 6's 100 Mbit/s run on seeds 2 and 3 beside seed 1;
   9. weighted intents: delivered per-family shares under weighted-groups intents (ccfair only);
 then ccfair's diagnostics per section (drops by reason, CTV at its range edge, R* / fair).
 FIFO, fq_codel and ccfair run in every experiment.
@@ -254,18 +254,24 @@ def run_asym():
     return dict(zip(keys, res)), wall, executed
 
 
+def short_scenario(row, aqm, seed=1):
+    """A section 6 run: `row` one of SHORT, under `aqm`, on `seed`."""
+    label, link, load, dur, warm, stop = row
+    flows = [{"cc": cc, "rtt_ms": SHORT_RTT_MS} for cc in SHORT_LONG]
+    short = {"cc": SHORT_CC, "rtt_ms": SHORT_RTT_MS, "size_dist": "web", "start_s": warm, "stop_s": stop,
+             "arrival_per_s": round(ce.arrival_for_load(load, link["rate_mbps"]), 3)}
+    s = scenario("short", aqm, link, dur, warm, flows, seed)
+    s["short_flows"] = ce.validate({"name": "x", "link": link, "duration_s": dur, "flows": flows,
+                                    "short_flows": short})["short_flows"]
+    return s
+
+
 def run_short():
     scns, keys = [], []
-    for label, link, load, dur, warm, stop in SHORT:
-        flows = [{"cc": cc, "rtt_ms": SHORT_RTT_MS} for cc in SHORT_LONG]
-        short = {"cc": SHORT_CC, "rtt_ms": SHORT_RTT_MS, "size_dist": "web", "start_s": warm, "stop_s": stop,
-                 "arrival_per_s": round(ce.arrival_for_load(load, link["rate_mbps"]), 3)}
+    for row in SHORT:
         for aqm in SHORT_AQMS:
-            s = scenario("short", aqm, link, dur, warm, flows)
-            s["short_flows"] = ce.validate({"name": "x", "link": link, "duration_s": dur, "flows": flows,
-                                            "short_flows": short})["short_flows"]
-            scns.append(s)
-            keys.append((label, aqm))
+            scns.append(short_scenario(row, aqm))
+            keys.append((row[0], aqm))
     # the 100 Mbit/s runs first: the longest, started last they would run alone on one core
     order = sorted(range(len(scns)), key=lambda i: -scns[i]["rate_mbps"])
     res, wall, executed = runner.run_many([scns[i] for i in order], "short")
@@ -301,11 +307,15 @@ def seed_scenarios():
         ms_, mk = mix_scenarios(seed, SEED_AQMS)
         scns += ms_
         keys += [("%d-flow mix: %s" % (MIX_RUN["flows"], label), aqm, seed) for label, aqm in mk]
+        for aqm in SEED_AQMS:
+            scns.append(short_scenario(SHORT[-1], aqm, seed))
+            keys.append((seed_labels()[-1], aqm, seed))
     return scns, keys
 
 
 def seed_labels():
-    return ["demo (demo.json)"] + ["%d-flow mix: %s" % (MIX_RUN["flows"], m[0]) for m in MIXES]
+    return (["demo (demo.json)"] + ["%d-flow mix: %s" % (MIX_RUN["flows"], m[0]) for m in MIXES]
+            + ["short flows: %s (long-lived JFI)" % SHORT[-1][0]])
 
 
 def run_seeds():
@@ -450,8 +460,8 @@ def weighted_section(weighted, wall=None):
     if low:
         w("Families in their own groups less than half of the measured time (mean over the section's runs): %s. "
           "A flow outside its family's groups is weighted as the family of the group it is in, so for these "
-          "families the table measures the classifier (docs/algorithm.md §8.6, D11: a flow is loss-based "
-          "once it backs off after a loss, and under ccfair's short queue Vegas loses and backs off too), not the weights; where no flow of either family is in its own "
+          "families the table measures the classifier (docs/algorithm.md §8.6, D11, D16: a flow is "
+          "loss-based once it has backed off after a loss twice, and under ccfair's short queue Vegas loses and backs off too), not the weights; where no flow of either family is in its own "
           "groups, a weighted run delivers about what the per-flow run does (identical runs where the weights touch no group a flow ever entered).\n" % "; ".join(low))
     if wall is not None:
         w("Section wall time: %.0f s (%d runs, %d parallel jobs).\n" % (wall, len(weighted), runner.jobs()))
@@ -804,13 +814,13 @@ def seed_section(seeds, wall=None, fresh1=None):
     labels = list(dict.fromkeys(k[0] for k in seeds))
     sd = " / ".join(str(x) for x in SEEDS)
     w("## 8. Seed spread\n")
-    w("How much one seed says: the demo (`eval/scenarios/demo.json` as is: %s) and section 3's %d-flow mixes, "
-      "unchanged but for the seed (ns-3's run number: it sets each flow's start jitter in [0, 10 ms) and every "
-      "other random stream), on seeds %s with %s. Seed 1 is the seed of `make run` (the demo) and of section 3 "
-      "(the mixes); sections 1–4 are all single-seed. *spread* = max − min of the JFI over the "
+    w("How much one seed says: the demo (`eval/scenarios/demo.json` as is: %s), section 3's %d-flow mixes and "
+      "section 6's run at %s (its JFI over the long-lived flows), unchanged but for the seed (ns-3's run number: it sets each flow's start jitter in [0, 10 ms) and every "
+      "other random stream), on seeds %s with %s. Seed 1 is the seed of `make run` (the demo), of section 3 "
+      "(the mixes) and of section 6; sections 1–4 are all single-seed. *spread* = max − min of the JFI over the "
       "seeds; utilisation and p99 queuing delay are means over the seeds. *mean* / *worst* over the %d "
       "scenarios (worst: lowest JFI per seed, largest spread, lowest utilisation, highest p99).%s\n"
-      % (setup(scenario_file(DEMO, "fifo")), MIX_RUN["flows"], sd, ", ".join(SEED_AQMS), len(labels),
+      % (setup(scenario_file(DEMO, "fifo")), MIX_RUN["flows"], SHORT[-1][0], sd, ", ".join(SEED_AQMS), len(labels),
          " **EVAL_QUICK: demo cut to %d s, mixes as in the quick section 3.**" % QUICK_MAX_S if QUICK else ""))
     w("![seed spread](%s)\n" % fig_seeds(seeds, labels))
     jf = lambda lb, a: [seeds[(lb, a, x)]["jfi"] for x in SEEDS]  # noqa: E731

@@ -115,7 +115,7 @@ REGISTERS = {
     EG + ".classifier.flow_rate_s": 32,
     EG + ".classifier.flow_ignore": 8,  # the loss-ignoring count
     EG + ".classifier.flow_ss": 32,
-    EG + ".classifier.flow_family": 8,  # 0 delay-based, 2 loss-based (define.p4 FAMILY_*)
+    EG + ".classifier.flow_family": 8,  # back-offs: 0, 1 delay-based, 2 loss-based (define.p4 FLOW_FAMILY_*)
     # the 8 flow-hash bits above the index (define.p4 EG_SIG) of the flow egress last saw in the slot
     EG + ".classifier.flow_eg_sig": 8,
 }

@@ -259,10 +259,11 @@ class LongLivedFlowsStartDelayBased(_Classify):
     """P4air: long-lived flows start delay-based. A mouse retransmits in every interval of its
     slow start (the last new segment of each burst again after it: 4 (the ACK, 2 new, 1), 9, 17
     packets), and the interval that ends slow start (9 packets after 17: a rate fall) has one
-    too, which is the loss-based rule's condition (a fall in an interval with a retransmission,
-    D11) met at an end queued as a mouse. The flow leaves slow start delay-based, flow_family 0
-    after every end: a mouse's interval end clears the family, only ends queued as long-lived
-    decide it (the queue-growth rule before it counted in slow start too: issue 14, defect 3).
+    too, which is the back-off the loss-based rule counts (a fall in an interval with a
+    retransmission, D11, D16) met at an end queued as a mouse. The flow leaves slow start
+    delay-based, flow_family 0 after every end (read here: since D16 one counted back-off would
+    be 1, still delay 0, so the group alone no longer shows it): a mouse's interval end clears the
+    family, only ends queued as long-lived decide it (the queue-growth rule before it counted in slow start too: issue 14, defect 3).
     m_m is off: the loss-ignoring count's like rule is RetransmissionsInSlowStartNotCounted's."""
 
     def runTest(self):

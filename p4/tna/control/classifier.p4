@@ -237,7 +237,7 @@ control Classifier(inout egress_headers_t hdr,
     };
     RegisterAction<bit<8>, bit<FLOW_IDX_BITS>, bit<8>>(flow_family) family_loss = {
         void apply(inout bit<8> v, out bit<8> rv) {
-            if (v != FLOW_FAMILY_LOSS) {
+            if (v < FLOW_FAMILY_LOSS) {
                 v = v + 1;
             }
             rv = v;

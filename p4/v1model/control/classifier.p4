@@ -174,7 +174,7 @@ control Classifier(inout headers_t hdr,
     action family_end() { flow_family.read(md.family, idx); }
     action family_loss() {
         flow_family.read(md.family, idx);
-        if (md.family != FLOW_FAMILY_LOSS) {
+        if (md.family < FLOW_FAMILY_LOSS) {
             md.family = md.family + 1;
         }
         flow_family.write(idx, md.family);
