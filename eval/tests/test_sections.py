@@ -31,8 +31,8 @@ def test_unseen_files_validate(path):
 
 
 def test_seed_one_is_section_three():
-    """Section 8's seed-1 mixes have section 3's simulator arguments, hence its cache entries;
-    seeds 2 and 3 differ from them in --seed only."""
+    """Section 8's seed-1 mixes have section 3's simulator arguments, hence its cache entries
+    (and its short-flow run section 6's); seeds 2 and 3 differ from them in --seed only."""
     s3, k3 = mr.mix_scenarios()
     s8, k8 = mr.seed_scenarios()
     path = lambda s: runner.cache_path("h", s, "sim")  # noqa: E731
@@ -47,6 +47,15 @@ def test_seed_one_is_section_three():
     demo = [s for s, (lb, _, _) in zip(s8, k8) if lb.startswith("demo")]
     assert len(demo) == len(mr.SEEDS) * len(mr.SEED_AQMS)
     assert sorted({s["seed"] for s in demo}) == mr.SEEDS
+    # section 6's last run (100 Mbit/s) on every seed; seed 1 is section 6's own cache entry
+    short8 = {(a, seed): s for s, (lb, a, seed) in zip(s8, k8) if lb.startswith("short flows")}
+    assert len(short8) == len(mr.SEEDS) * len(mr.SEED_AQMS)
+    for aqm in mr.SEED_AQMS:
+        six = mr.short_scenario(mr.SHORT[-1], aqm)
+        assert path(short8[(aqm, 1)]) == path(six)
+        for seed in mr.SEEDS[1:]:
+            diff = set(ce.sim_args(short8[(aqm, seed)])) ^ set(ce.sim_args(six))
+            assert diff == {"--seed=1", "--seed=%d" % seed}
 
 
 def fake_run_many(scenarios, label="sweep", timeline_ms=0):
@@ -70,7 +79,7 @@ def test_sections_markdown_without_simulating(tmp_path, monkeypatch):
     for f in mr.unseen_files():
         assert "`%s`" % os.path.splitext(os.path.basename(f))[0] in s7
     rows8 = [r for r in s8.splitlines() if r.startswith("| ") and not r.startswith("| scenario")]
-    assert len(rows8) == 1 + len(mr.MIXES) + 2
+    assert len(rows8) == 1 + len(mr.MIXES) + 1 + 2  # demo, mixes, the short-flow run; mean, worst
     # JFI grows by 0.1 per seed in the stand-in: spread (max - min) is 0.1 * (last seed - first seed)
     spread = "%.2f" % (0.1 * (mr.SEEDS[-1] - mr.SEEDS[0]))
     assert rows8[0].split(" | ")[4] == " / ".join([spread] * len(mr.SEED_AQMS))
