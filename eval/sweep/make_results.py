@@ -1340,14 +1340,25 @@ def main():
              " / ".join("%.1f %%" % (100 * A[a]["util_mean"]) for a in hl),
              " / ".join("%.1f" % A[a]["p99_max"] for a in hl), dmax,
              " / ".join(fmt(rtt200.get(a)) for a in hl)))
-        short = [a for a, _, _, ok in checks if ok is False]
-        w("\nccfair falls short on: %s.\n" % (", ".join(short) if short else "none of the goals"))
+        missed = [a for a, _, _, ok in checks if ok is False]
+        w("\nccfair falls short on: %s.\n" % (", ".join(missed) if missed else "none of the goals"))
+        # Every multi-flow run with a reference beside it: sections 3, 4, 6 (long-lived JFI), 7 and
+        # 8's other seeds, each as (shown label, results, key of ccfair, key of a reference AQM).
+        others = ([("mix " + m[0], mixes, (m[0], "ccfair"), lambda a, m=m: (m[0], a)) for m in MIXES]
+                  + [(x[0], asym, (x[0], "ccfair"), lambda a, x=x: (x[0], a)) for x in ASYM]
+                  + [("short flows, %s (long-lived)" % x[0], short, (x[0], "ccfair"), lambda a, x=x: (x[0], a))
+                     for x in SHORT]
+                  + [("`%s`" % k[0], unseen, k, lambda a, k=k: (k[0], a)) for k in unseen if k[1] == "ccfair"]
+                  + [("%s, seed %d" % (k[0], k[2]), seeds, k, lambda a, k=k: (k[0], a, k[2]))
+                     for k in seeds if k[1] == "ccfair" and k[2] != 1])
+
         def below(ref, margin):
-            """(label, ccfair JFI, ref JFI) of the multi-flow scenarios where ccfair is below ref."""
-            runs = [(m[0], mixes) for m in MIXES] + [(x[0], asym) for x in ASYM]
-            return [(label, res[(label, "ccfair")]["jfi"], res[(label, ref)]["jfi"]) for label, res in runs
-                    if res[(label, "ccfair")]["jfi"] < res[(label, ref)]["jfi"] - margin]
-        mix_labels = {m[0] for m in MIXES}
+            """(label, ccfair JFI, ref JFI) of the multi-flow runs where ccfair is below ref."""
+            out = []
+            for label, res, kc, kr in others:
+                if kc in res and kr(ref) in res and res[kc]["jfi"] < res[kr(ref)]["jfi"] - margin:
+                    out.append((label, res[kc]["jfi"], res[kr(ref)]["jfi"]))
+            return out
         # Not a goal of its own, but ccfair must not be less fair than no AQM at all.
         worse = ["%s (%.2f vs FIFO %.2f)" % b for b in below("fifo", 0)]
         if worse:
@@ -1357,8 +1368,7 @@ def main():
         for key, label in (("worst", "worst pairwise JFI"), ("mean", "mean pairwise JFI")):
             if A["ccfair"][key] < A["fq_codel"][key] - 0.005:
                 behind.append("%s %.2f vs %.2f" % (label, A["ccfair"][key], A["fq_codel"][key]))
-        behind += ["%s%s %.2f vs %.2f" % ((("mix " if b[0] in mix_labels else ""),) + b)
-                   for b in below("fq_codel", 0.005)]
+        behind += ["%s %.2f vs %.2f" % b for b in below("fq_codel", 0.005)]
         if rtt200["ccfair"] < rtt200["fq_codel"] - 0.005:
             behind.append("RTT fairness at %d ms %.2f vs %.2f" % (dmax, rtt200["ccfair"], rtt200["fq_codel"]))
         w("Where ccfair is less fair than fq_codel (JFI, ccfair vs fq_codel): %s.\n"
