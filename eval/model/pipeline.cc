@@ -36,6 +36,10 @@ constexpr uint32_t RTT_PENDING = 0x80000000u;
 constexpr uint16_t TRK_COLLIDE = 0;
 constexpr uint16_t STATS_IDX = 0; // the model's one port: stats index 0
 constexpr uint8_t GROUP_ANT = uint8_t(P::GROUP_ANT), GROUP_MOUSE = uint8_t(P::GROUP_MOUSE);
+// The model-based groups: hybrid kind "model" and the hybrid sub-groups above it, the top of the
+// group range (gen_tables.py group_rows, retx_pass_groups; PolicyCompiler.firstModelGroup)
+constexpr uint8_t FIRST_MODEL_GROUP = uint8_t(P::GROUP_HYBRID_BASE + P::HYBRID_KIND_MODEL);
+constexpr uint8_t LAST_MODEL_GROUP = uint8_t(P::GROUP_HYBRID_BASE + P::GROUPS_K - 1);
 
 // Tofino's saturating |+| and |-| at the field's width.
 inline uint16_t SatSub16(uint16_t a, uint16_t b) { return a > b ? uint16_t(a - b) : 0; }
@@ -973,7 +977,7 @@ Pipeline::Aqm(const Bridged& b, EgMd& e, QueueState& q)
         else if (e.pv_below == 0 || e.gate_over == 0)
         {
         } // pass: PV >= CTV, or no standing queue
-        else if (b.retx && b.group < GroupId(2, 1))
+        else if (b.retx && b.group < FIRST_MODEL_GROUP)
         {
         } // pass: a retransmission, unless its flow is queued as model-based (the top groups)
         else if (candidate)
@@ -1454,11 +1458,9 @@ Pipeline::ApplyPolicy(const std::vector<uint32_t>& n)
     // 1. per group the curve's shift, steps_per_decade x log10(w) bins, the model-based groups'
     // model_shift_bins (hybrid kind model and the hybrid sub-groups above it; PolicyCompiler.family,
     // D14) plus the share correction (D13) as applied
-    const uint32_t firstModel = uint32_t(P::GROUP_HYBRID_BASE + P::HYBRID_KIND_MODEL);
-    const uint32_t lastModel = uint32_t(P::GROUP_HYBRID_BASE + P::GROUPS_K - 1);
     for (uint32_t g = 0; g < m_nGroups; ++g)
         m_shift[g] = (weighted && w[g] > 0 ? double(m_c.tvf_steps_per_decade) * std::log10(w[g]) : 0.0) +
-                     (g >= firstModel && g <= lastModel ? double(m_c.model_shift_bins) : 0.0) +
+                     (g >= FIRST_MODEL_GROUP && g <= LAST_MODEL_GROUP ? double(m_c.model_shift_bins) : 0.0) +
                      AppliedCorrection(g);
     // 2. fair rate of a long-lived flow (PolicyCompiler.fairKbps): port_cfg's, weights ignored
     const double fair = FairRate(double(m_c.link_rate_bps), n, 2);

@@ -1343,21 +1343,21 @@ def main():
         missed = [a for a, _, _, ok in checks if ok is False]
         w("\nccfair falls short on: %s.\n" % (", ".join(missed) if missed else "none of the goals"))
         # Every multi-flow run with a reference beside it: sections 3, 4, 6 (long-lived JFI), 7 and
-        # 8's other seeds, each as (shown label, results, key of ccfair, key of a reference AQM).
-        others = ([("mix " + m[0], mixes, (m[0], "ccfair"), lambda a, m=m: (m[0], a)) for m in MIXES]
-                  + [(x[0], asym, (x[0], "ccfair"), lambda a, x=x: (x[0], a)) for x in ASYM]
-                  + [("short flows, %s (long-lived)" % x[0], short, (x[0], "ccfair"), lambda a, x=x: (x[0], a))
-                     for x in SHORT]
-                  + [("`%s`" % k[0], unseen, k, lambda a, k=k: (k[0], a)) for k in unseen if k[1] == "ccfair"]
-                  + [("%s, seed %d" % (k[0], k[2]), seeds, k, lambda a, k=k: (k[0], a, k[2]))
+        # 8's other seeds, each as (shown label, results, its key under an AQM).
+        others = ([("mix " + m[0], mixes, lambda a, m=m: (m[0], a)) for m in MIXES]
+                  + [(x[0], asym, lambda a, x=x: (x[0], a)) for x in ASYM]
+                  + [("short flows, %s (long-lived)" % x[0], short, lambda a, x=x: (x[0], a)) for x in SHORT]
+                  + [("`%s`" % k[0], unseen, lambda a, k=k: (k[0], a)) for k in unseen if k[1] == "ccfair"]
+                  + [("%s, seed %d" % (k[0], k[2]), seeds, lambda a, k=k: (k[0], a, k[2]))
                      for k in seeds if k[1] == "ccfair" and k[2] != 1])
 
         def below(ref, margin):
             """(label, ccfair JFI, ref JFI) of the multi-flow runs where ccfair is below ref."""
             out = []
-            for label, res, kc, kr in others:
-                if kc in res and kr(ref) in res and res[kc]["jfi"] < res[kr(ref)]["jfi"] - margin:
-                    out.append((label, res[kc]["jfi"], res[kr(ref)]["jfi"]))
+            for label, res, key in others:
+                mine, theirs = res.get(key("ccfair")), res.get(key(ref))
+                if mine and theirs and mine["jfi"] < theirs["jfi"] - margin:
+                    out.append((label, mine["jfi"], theirs["jfi"]))
             return out
         # Not a goal of its own, but ccfair must not be less fair than no AQM at all.
         worse = ["%s (%.2f vs FIFO %.2f)" % b for b in below("fifo", 0)]
