@@ -134,10 +134,9 @@ def group_rows(p):
     """group_of rows: ((sparse_gap, ss_state, t_mm, family, band) as (value, mask) pairs, group); first match wins."""
     k = p["groups"]["k"]
     fam = p["groups"]["families"]
-    kinds = p["groups"]["hybrid_kinds"]
     ant, mouse = p["groups"]["ant"], p["groups"]["mouse"]
     base = {f: P.group_id(p, f, 0) for f in fam}
-    model_kind = kinds.index("model")
+    first_model, last_model = model_groups(p)
     # register values of flow_family (define.p4 FLOW_FAMILY_*): back-offs after a loss, 0 and 1
     # delay, 2 loss; the rows match bit 1 (D16). No flow is classified loss-delay (hybrid 0):
     # under ccfair's AQM no per-flow signal tells it from loss (D11).
@@ -146,7 +145,7 @@ def group_rows(p):
     fam_mask = 0x02
 
     def model(b):
-        return base["hybrid"] + model_kind + min(b, k - 1 - model_kind)
+        return min(first_model + b, last_model)
 
     rows = []  # (sparse_gap, ss_state, t_mm, family, band) as (value, mask) pairs; priority = order
     any_ = (0, 0)
@@ -164,12 +163,17 @@ def group_rows(p):
     return rows
 
 
+def model_groups(p):
+    """(first, last) id of the model-based groups: the hybrid family's model kind up to its
+    sub-group K - 1, the top of the group range (group_rows, retx_pass_groups)."""
+    kind = p["groups"]["hybrid_kinds"].index("model")
+    return P.group_id(p, "hybrid", kind), P.group_id(p, "hybrid", p["groups"]["k"] - 1)
+
+
 def retx_pass_groups(p):
     """aqm_verdict's groups whose retransmissions pass below the CTV, as (value, mask) prefixes of
-    the 8-bit group: every group below the first model-based one. The model groups (hybrid base +
-    model kind .. + K - 1, group_rows' model()) are the top of the group range."""
-    first_model = P.group_id(p, "hybrid", p["groups"]["hybrid_kinds"].index("model"))
-    return prefix_cover(0, first_model - 1, 8)
+    the 8-bit group: every group below the first model-based one (model_groups)."""
+    return prefix_cover(0, model_groups(p)[0] - 1, 8)
 
 
 def entries_group(p):
