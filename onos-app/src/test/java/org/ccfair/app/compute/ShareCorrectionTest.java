@@ -194,17 +194,18 @@ public class ShareCorrectionTest {
 
     @Test
     public void theUtilisationGateCountsEachForwardedFramesOverhead() {
-        // 19.2 Mbit over 1 s of a 20 Mbit/s port is 0.96 < correction_min_util 0.97: released;
-        // its 1600 frames of 1500 B took 24 B more each on the wire: 19.507 Mbit, 0.975, so it
-        // steps: reference 9.6 Mbit/s, loss1 16 log10(8/9.6) = -1.2669 bins, hybrid1 +1.0712;
-        // 0 - 0.5 x error: +0.6335, -0.5356; re-centred by 0.0489: +-0.5845, applied +-0.5
+        // 18.4 Mbit over 1 s of a 20 Mbit/s port is 0.92 < correction_min_util 0.93: released;
+        // its 1600 frames took 24 B more each on the wire: 18.707 Mbit, 0.935, so it
+        // steps: reference 9.2 Mbit/s, loss1 16 log10(7.6/9.2) = -1.3276 bins, hybrid1 +1.1142;
+        // 0 - 0.5 x error: +0.6638, -0.5571; re-centred by 0.0534: +-0.6104, applied +-0.5
         assertEquals("the derivation assumes 24 B", 24, P.integer("controller", "correction_frame_overhead_bytes"));
+        assertEquals("the derivation assumes 0.93", 0.93, P.real("controller", "correction_min_util"), 0);
         ShareCorrection s = new ShareCorrection(P);
         primed(s, "d", 1, flows(1, 1));
         primed(s, "d", 2, flows(1, 1));
         StatsSnapshot snap = StatsSnapshot.builder().port("d", 1, flows(1, 1)).port("d", 2, flows(1, 1))
-                .forwarded("d", 1, bits(8e6, 11.2e6), sig(), 0, 1, StatsSnapshot.newReading())
-                .forwarded("d", 2, bits(8e6, 11.2e6), sig(), 1600, 1, StatsSnapshot.newReading()).build();
+                .forwarded("d", 1, bits(7.6e6, 10.8e6), sig(), 0, 1, StatsSnapshot.newReading())
+                .forwarded("d", 2, bits(7.6e6, 10.8e6), sig(), 1600, 1, StatsSnapshot.newReading()).build();
         assertNull("without frames: released", update(s, snap, 1, flows(1, 1)));
         double[] a = update(s, snap, 2, flows(1, 1));
         assertEquals(0.5, a[loss1], 0);
