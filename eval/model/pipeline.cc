@@ -37,7 +37,7 @@ constexpr uint16_t TRK_COLLIDE = 0;
 constexpr uint16_t STATS_IDX = 0; // the model's one port: stats index 0
 constexpr uint8_t GROUP_ANT = uint8_t(P::GROUP_ANT), GROUP_MOUSE = uint8_t(P::GROUP_MOUSE);
 // The model-based groups: hybrid kind "model" and the hybrid sub-groups above it, the top of the
-// group range (gen_tables.py group_rows, retx_pass_groups; PolicyCompiler.firstModelGroup)
+// group range (gen_tables.py model_groups; PolicyCompiler.firstModelGroup, lastModelGroup)
 constexpr uint8_t FIRST_MODEL_GROUP = uint8_t(P::GROUP_HYBRID_BASE + P::HYBRID_KIND_MODEL);
 constexpr uint8_t LAST_MODEL_GROUP = uint8_t(P::GROUP_HYBRID_BASE + P::GROUPS_K - 1);
 
