@@ -113,6 +113,14 @@ class CcfairTest(BaseTest):
         if self._written:
             self.sw.delete(list(reversed(self._written)))
 
+    def delete_written(self):
+        """Undo this test's writes so far (a test that runs its set-up again): entries deleted,
+        port configurations and stats indices forgotten."""
+        self._delete_written()
+        self._written = []
+        self._eg_cfg.clear()
+        self._stats_idx.clear()
+
     def _close_thrift(self):
         if self._thrift is not None:
             self._thrift.close()

@@ -28,7 +28,8 @@ with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "
 class _Aqm(CcfairTest):
     SPORT = None  # congest()'s flows: SPORT + rounds; a base of its own per test (10 apart), so no two tests share a slot
 
-    def setup_congestion(self, target_delay_us=100, limit_cells=1 << 19, ecn=None, ctv_lo=0, ctv_hi=0xFFFF):
+    def setup_congestion(self, target_delay_us=100, limit_cells=1 << 19, ecn=None, ctv_lo=0, ctv_hi=0xFFFF,
+                         bmv2_pps=BMV2_PPS):
         p1, out = self.ports[0], self.shaped_port
         # What an earlier test left queued on this port comes out first, not among this test's
         # packets (BufferLimitDrops ends with packets queued: its egress drops most of them, and
@@ -42,7 +43,7 @@ class _Aqm(CcfairTest):
         if self.profile == "bmv2":
             # BMv2 forwards about as fast as PTF sends: serve the shaped queue slower than the
             # bursts arrive for this test, so a queue forms; the runner's rate comes back after.
-            self.bmv2.set_queue_rate(out, BMV2_PPS)
+            self.bmv2.set_queue_rate(out, bmv2_pps)
             self.addCleanup(self.bmv2.set_queue_rate, out, RUNNER_PPS)
         return p1, out
 
@@ -433,11 +434,16 @@ class BufferLimitDrops(_Aqm):
 class QueueDepthHistogram(_Aqm):
     """q_depth_hist: every packet of the queue is counted once, in the bucket of
     the depth it found; a congested queue reaches buckets above 0 (what the
-    ONOS app's Cocoa loop reads instead of q_min_depth)."""
+    ONOS app's Cocoa loop reads instead of q_min_depth).
+
+    Bucket 0 holds depths below cocoa.depth_hist_first_cells (16; BMv2 counts packets): one
+    burst of 60 builds that only if PTF sends faster than the queue's rate / (1 - 16/60). At
+    BMV2_PPS (200/s) that is 273 packets/s, which a busy CI host missed; at HIST_PPS PTF needs 55."""
     SPORT = 46080
+    HIST_PPS = 40
 
     def runTest(self):
-        p1, out = self.setup_congestion(target_delay_us=1 << 30)
+        p1, out = self.setup_congestion(target_delay_us=1 << 30, bmv2_pps=self.HIST_PPS)
         idx = [self.depth_hist_index(out, QID, b) for b in range(C.DEPTH_HIST_BUCKETS)]
         before = [self.read_counter(HIST, i)[0] for i in idx]
         got = self.congest(p1, out, rounds=1)

@@ -11,7 +11,8 @@ register checks read the flow's slot, computed from the 5-tuple as the program d
 (base_test.flow_slot). Held packets (the vector's queue, released by ``dequeue`` steps) are
 held on BMv2 by the out queue's rate limit: a blocker frame (not IP: no AQM, no classifier)
 leaves at once and sets the queue's clock, and each held packet is pushed with the rate that
-puts its departure at its release time (``_push_held``).
+puts its departure at its release time (``_push_held``). A vector that failed while its packets
+went out more than LATE_S behind the schedule (a busy host) runs again, at most ATTEMPTS times.
 
 Test parameters: vectors (directory, default testdata/vectors), vector_time_scale (the
 smallest time scale, default 10)."""
@@ -43,6 +44,8 @@ GROUP_POLL_S = 0.3        # group updates come back through a mirrored packet: p
 SEND_GAP_S = V.BURST_PACE_REAL_US * 1e-6
 ANCHOR_LEAD_S = 0.04      # a hold's blocker goes this long before the held train (its round trip fits)
 HELD_WINDOW = 16          # held packets pushed ahead of the switch's ingress at most
+LATE_S = 0.02             # a run whose packets went out later than this behind the schedule is off it
+ATTEMPTS = 3              # runs of a vector that failed off the schedule (run_vector)
 
 
 class _VectorTest(CcfairTest):
@@ -70,16 +73,29 @@ class _VectorTest(CcfairTest):
         if not plan.checks:
             self._skip("none of its expectations can be reproduced on a switch: %s"
                        % "; ".join(sorted({w for _, w, _ in plan.unsupported})))
-        self.errors = []
-        self._setup(plan)
-        self._run(plan)
-        self._evaluate(plan)
-        logging.info("vector %s (time scale %.1f): %d expectations checked, %d not reproducible on a switch, "
-                     "%d model/program divergences", plan.name, plan.scale, plan.checks, len(plan.unsupported),
-                     len(plan.divergences))
+        for attempt in range(1, ATTEMPTS + 1):
+            self.errors = []
+            self._setup(plan)
+            self._run(plan)
+            self._evaluate(plan)
+            logging.info("vector %s (time scale %.1f, attempt %d): %d expectations checked, %d not reproducible on "
+                         "a switch, %d model/program divergences; packets sent up to %.1f ms behind the schedule",
+                         plan.name, plan.scale, attempt, plan.checks, len(plan.unsupported), len(plan.divergences),
+                         self.late * 1e3)
+            if not self.errors or self.late <= LATE_S or attempt == ATTEMPTS:
+                break
+            # A busy host sent packets late: a held packet then queues shorter than the vector says
+            # (it misses the PV gate), a late packet crosses an interval boundary. Not the program's
+            # verdict: run the vector again from a clean set-up.
+            logging.warning("vector %s attempt %d: %d expectations failed, packets sent up to %.1f ms behind the "
+                            "schedule (more than %.0f ms): running it again:\n  %s", plan.name, attempt,
+                            len(self.errors), self.late * 1e3, LATE_S * 1e3, "\n  ".join(self.errors))
+            self.delete_written()
         if self.errors:
-            self.fail("vector %s (time scale %.1f): %d of %d expectations failed:\n  %s"
-                      % (plan.name, plan.scale, len(self.errors), plan.checks, "\n  ".join(self.errors)))
+            self.fail("vector %s (time scale %.1f, attempt %d of %d, packets sent up to %.1f ms behind the schedule): "
+                      "%d of %d expectations failed:\n  %s"
+                      % (plan.name, plan.scale, attempt, ATTEMPTS, self.late * 1e3, len(self.errors), plan.checks,
+                         "\n  ".join(self.errors)))
 
     def _skip(self, reason):
         sys.stderr.flush()
@@ -136,6 +152,7 @@ class _VectorTest(CcfairTest):
                 self.bmv2.set_queue_depth(out, plan.max_held + 16, priority=0)
                 self.addCleanup(self.bmv2.set_queue_depth, out, 64, 0)
         self.rate = 0
+        self.late = 0.0        # how far behind the schedule a packet was sent, at most (s)
         qlen = self.dataplane.qlen
         self.dataplane.set_qlen(1 << 16)
         self.addCleanup(self.dataplane.set_qlen, qlen)
@@ -262,8 +279,11 @@ class _VectorTest(CcfairTest):
                 self._collect(0.005)
 
     # -- sending ---------------------------------------------------------------------------------------
-    def _send(self, p):
-        port = self.src if p.dir == "fwd" else self.out
+    def _use_profile(self, p):
+        """The TVF profile `p` is forced to (0: none) in the out port's configuration. Called before
+        `p`'s time, and before the blocker of a hold it starts: the switch waits for egress and writes
+        a table, tens of ms that must not come out of a hold (the packet would be pushed late, queue
+        shorter than the vector says, and miss the PV gate)."""
         want = 0
         if p.force_pv is not None:
             want = self.plan.forced_pvs.index(p.force_pv) + 1
@@ -273,9 +293,17 @@ class _VectorTest(CcfairTest):
             self._barrier(time.time() + WAIT_PKT_S)
             self.egress_cfg(self.out, modify=True, **dict(self.egress, tvf_profile=want))
             self.tvf_profile = want
+
+    def _send(self, p):
+        port = self.src if p.dir == "fwd" else self.out
+        self._use_profile(p)
         if p.proto == "udp":
             self.udp_sent[p.flow] = self.udp_sent.get(p.flow, 0) + 1
         self.sent[p.k] = self.last_send = time.time()
+        late = self.last_send - (self.t0 + p.t * 1e-6)
+        self.late = max(self.late, late)
+        logging.debug("vector %s: packet %d (step %d) sent %.1f ms behind the schedule", self.plan.name, p.k,
+                      p.step, late * 1e3)
         self.send(port, self.frames[p.k])
 
     def _set_rate(self, pps):
@@ -367,10 +395,12 @@ class _VectorTest(CcfairTest):
             self.next_action = self._start_of(*nxt) if nxt else self.t0 + t * 1e-6 + 1000
             if kind == "train":
                 ps = [pk[k] for k in args["pkts"]]
+                self._use_profile(ps[0])
                 if ps[0].release is not None and self.anchor is None:
                     self._sleep_until(self._start_of(t, kind, args))
                     self._anchor()
                 for p in ps:
+                    self._use_profile(p)
                     # never closer than SEND_GAP_S, also when behind the schedule: a burst overflows
                     # BMv2's receive buffer
                     self._sleep_until(max(self.t0 + p.t * 1e-6, self.last_send + SEND_GAP_S))
@@ -381,6 +411,8 @@ class _VectorTest(CcfairTest):
                 continue
             self._sleep_until(self.t0 + t * 1e-6)
             getattr(self, "_do_" + kind)(plan, t, args)
+            if nxt is not None and nxt[1] == "train" and not self.pending:
+                self._use_profile(pk[nxt[2]["pkts"][0]])  # now, not in the next train's time
 
     def _start_of(self, t, kind, args):
         """Wall time an action starts: a train that starts a hold sends its blocker ANCHOR_LEAD_S
