@@ -47,21 +47,37 @@ def test_seed_one_is_section_three():
     demo = [s for s, (lb, _, _) in zip(s8, k8) if lb.startswith("demo")]
     assert len(demo) == len(mr.SEEDS) * len(mr.SEED_AQMS)
     assert sorted({s["seed"] for s in demo}) == mr.SEEDS
-    # section 6's last run (100 Mbit/s) on every seed; seed 1 is section 6's own cache entry
-    short8 = {(a, seed): s for s, (lb, a, seed) in zip(s8, k8) if lb.startswith("short flows")}
-    assert len(short8) == len(mr.SEEDS) * len(mr.SEED_AQMS)
-    for aqm in mr.SEED_AQMS:
-        six = mr.short_scenario(mr.SHORT[-1], aqm)
-        assert path(short8[(aqm, 1)]) == path(six)
-        for seed in mr.SEEDS[1:]:
-            diff = set(ce.sim_args(short8[(aqm, seed)])) ^ set(ce.sim_args(six))
-            assert diff == {"--seed=1", "--seed=%d" % seed}
+    # section 6's runs on every seed; seed 1 is section 6's own cache entry
+    short8 = {k: s for s, k in zip(s8, k8) if k[0].startswith("short flows")}
+    assert len(short8) == len(mr.SHORT) * len(mr.SEEDS) * len(mr.SEED_AQMS)
+    for row in mr.SHORT:
+        for aqm in mr.SEED_AQMS:
+            six = mr.short_scenario(row, aqm)
+            assert path(short8[(mr.short_seed_label(row), aqm, 1)]) == path(six)
+            for seed in mr.SEEDS[1:]:
+                diff = set(ce.sim_args(short8[(mr.short_seed_label(row), aqm, seed)])) ^ set(ce.sim_args(six))
+                assert diff == {"--seed=1", "--seed=%d" % seed}
+
+
+FAKE_FCT_SCALE = {"fifo": 3.0, "fq_codel": 1.0, "ccfair": 1.25}
+
+
+def fake_fcts(s):
+    """Stand-in web flows: 100 under 100 KB with FCTs seed * 1000 + i ms (i < 100) times the AQM's
+    scale, one unfinished, one of 200 KB."""
+    k = FAKE_FCT_SCALE[s["aqm"]]
+    recs = [[0.0, 5000, k * (s["seed"] * 1000 + i)] for i in range(100)] + [[0.0, 5000, None], [0.0, 2e5, 1.0]]
+    small = [r[2] for r in recs if r[1] < ce.SMALL_FLOW_BYTES and r[2] is not None]
+    return {"records": recs, "lt_100kB": {"fct_p99_ms": ce.percentile(small, 0.99)}}
 
 
 def fake_run_many(scenarios, label="sweep", timeline_ms=0):
     """Stand-in results: JFI from the seed and the flow count, so the spread is known."""
     res = [{"name": s["name"], "aqm": s["aqm"], "jfi": 0.5 + 0.1 * s["seed"] + 0.001 * len(s["flows"]),
             "utilization": 0.9, "qdelay_p99_ms": float(s["seed"]), "flows": []} for s in scenarios]
+    for r, s in zip(res, scenarios):
+        if s.get("short_flows"):
+            r["short_flows"] = fake_fcts(s)
     return res, 0.0, len(scenarios)
 
 
@@ -78,8 +94,21 @@ def test_sections_markdown_without_simulating(tmp_path, monkeypatch):
     assert len(rows7) == len(mr.unseen_files()) + 2
     for f in mr.unseen_files():
         assert "`%s`" % os.path.splitext(os.path.basename(f))[0] in s7
-    rows8 = [r for r in s8.splitlines() if r.startswith("| ") and not r.startswith("| scenario")]
-    assert len(rows8) == 1 + len(mr.MIXES) + 1 + 2  # demo, mixes, the short-flow run; mean, worst
+    jfi8, fct8 = s8.split("Section 6's web flows under 100 KB")
+    rows8 = [r for r in jfi8.splitlines() if r.startswith("| ") and not r.startswith("| scenario")]
+    assert len(rows8) == 1 + len(mr.MIXES) + len(mr.SHORT) + 2  # demo, mixes, the short-flow runs; mean, worst
+    # FCTs: per seed, and pooled over the seeds (nearest rank over 100 flows per seed)
+    fct_rows = [[c.strip() for c in r.split("|")[1:-1]] for r in fct8.splitlines()
+                if r.startswith("| ") and not r.startswith("| scenario")]
+    assert len(fct_rows) == len(mr.SHORT) * len(mr.SEED_AQMS)
+    pooled = {a: ce.percentile([FAKE_FCT_SCALE[a] * (x * 1000 + i) for x in mr.SEEDS for i in range(100)], 0.99)
+              for a in mr.SEED_AQMS}
+    for r in fct_rows[:len(mr.SEED_AQMS)]:
+        a = r[1]
+        assert r[2] == " / ".join("%.0f" % (FAKE_FCT_SCALE[a] * (x * 1000 + 98)) for x in mr.SEEDS)  # rank 98 of 0-99
+        assert r[3] == "%d" % (100 * len(mr.SEEDS))
+        assert r[4].split(" / ")[1] == "%.0f" % pooled[a]
+        assert r[5] == "%.2f×" % (pooled[a] / pooled["fq_codel"])
     # JFI grows by 0.1 per seed in the stand-in: spread (max - min) is 0.1 * (last seed - first seed)
     spread = "%.2f" % (0.1 * (mr.SEEDS[-1] - mr.SEEDS[0]))
     assert rows8[0].split(" | ")[4] == " / ".join([spread] * len(mr.SEED_AQMS))
