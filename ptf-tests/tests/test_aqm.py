@@ -20,7 +20,10 @@ DROPS, MARKS, LIMIT_DROPS = EG + ".telemetry.pg_drops", EG + ".telemetry.pg_mark
 HIST = EG + ".aqm.q_depth_hist"
 FLOW_GROUP = IG + ".flow_tracker.flow_group"
 QID = 0  # queue_map's default
-BMV2_PPS = 200
+# BMv2: the shaped queue's rate while a test congests it. A burst of N packets builds a queue of D
+# only if PTF sends faster than BMV2_PPS / (1 - D/N): at 200/s QueueDepthHistogram (16 of 60) needed
+# 273/s and BufferLimitDrops (8 of 60) 231/s, which busy CI hosts missed; at 40/s they need 55 and 46.
+BMV2_PPS = 40
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "model-configs", "fabric.json")) as _f:
     RUNNER_PPS = json.load(_f)["bmv2"]["shaped_rate_pps"]  # what ptf-tests/run gives the shaped port on BMv2
 
@@ -28,8 +31,7 @@ with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "
 class _Aqm(CcfairTest):
     SPORT = None  # congest()'s flows: SPORT + rounds; a base of its own per test (10 apart), so no two tests share a slot
 
-    def setup_congestion(self, target_delay_us=100, limit_cells=1 << 19, ecn=None, ctv_lo=0, ctv_hi=0xFFFF,
-                         bmv2_pps=BMV2_PPS):
+    def setup_congestion(self, target_delay_us=100, limit_cells=1 << 19, ecn=None, ctv_lo=0, ctv_hi=0xFFFF):
         p1, out = self.ports[0], self.shaped_port
         # What an earlier test left queued on this port comes out first, not among this test's
         # packets (BufferLimitDrops ends with packets queued: its egress drops most of them, and
@@ -43,7 +45,7 @@ class _Aqm(CcfairTest):
         if self.profile == "bmv2":
             # BMv2 forwards about as fast as PTF sends: serve the shaped queue slower than the
             # bursts arrive for this test, so a queue forms; the runner's rate comes back after.
-            self.bmv2.set_queue_rate(out, bmv2_pps)
+            self.bmv2.set_queue_rate(out, BMV2_PPS)
             self.addCleanup(self.bmv2.set_queue_rate, out, RUNNER_PPS)
         return p1, out
 
@@ -98,7 +100,7 @@ class CtvStaysWithinItsRange(_Aqm):
         hi = 3 * step_up + step_up // 2            # not a multiple of the step
         p1, out = self.setup_congestion(ctv_lo=0, ctv_hi=hi)
         self.write_register(CTV, self.qidx, 0)
-        self.congest(p1, out, rounds=8)             # far more periods than steps to hi
+        self.congest(p1, out, rounds=2)             # 120 dequeues, each in a CTV period of its own: far more than 4 steps
         self.assertEqual(self.ctv(), hi)
         lo = 1000
         self.aqm(out, QID, 1 << 30, ctv_lo=lo, ctv_hi=0xFFFF, modify=True)   # target out of reach: steps go down
@@ -394,7 +396,7 @@ class EcnOffDropsEct(_Aqm):
 class CtvFallsBelowTarget(_Aqm):
     """After the congestion ends, packets that find no queue move the CTV back down. The target
     (5 ms) is above a software switch's own ingress-to-egress latency and far below the delay of
-    the shaped port's full queue (64 packets at BMV2_PPS = 200 packets/s on BMv2, 0.32 s)."""
+    the shaped port's full queue (a packet queued behind one other waits 25 ms at BMV2_PPS on BMv2)."""
     SPORT = 46060
 
     def runTest(self):
@@ -407,23 +409,22 @@ class CtvFallsBelowTarget(_Aqm):
         f = K.Flow(0, 1, 46100)
         self.wait_claimable()
         interval_s = self.params["aqm"]["ctv_update_interval_us"] * 1e-6
-        for i in range(30):  # a trickle: one packet per 10 ms (a CTV period each), slower than the queue
+        gap = max(2 * interval_s, 2.0 / BMV2_PPS)
+        for i in range(30):  # a trickle: a CTV period apart, and slower than the queue serves (finds it empty)
             self.send(p1, f.data(100))
-            time.sleep(max(2 * interval_s, 0.01))
+            time.sleep(gap)
         self.recv_all(out, 0.2)
         self.assertLess(self.ctv(), peak)
 
 
 @group("aqm")
 class BufferLimitDrops(_Aqm):
-    """A queue limit of a few cells drops the excess of a burst and counts it per queue.
-    On BMv2 (depth in packets) 8 is exceeded only if PTF sends faster than the queue's rate /
-    (1 - 8/60): at 40 packets/s (QueueDepthHistogram.HIST_PPS) 46/s, not 231/s at BMV2_PPS."""
+    """A queue limit of a few cells drops the excess of a burst and counts it per queue (on BMv2
+    the depth counts packets: 8 of a burst of 60, see BMV2_PPS)."""
     SPORT = 46070
 
     def runTest(self):
-        p1, out = self.setup_congestion(target_delay_us=1 << 30, limit_cells=8,
-                                        bmv2_pps=QueueDepthHistogram.HIST_PPS)
+        p1, out = self.setup_congestion(target_delay_us=1 << 30, limit_cells=8)
         l0 = self.read_counter(LIMIT_DROPS, self.qidx)[0]
         d0 = self.pg_packets(DROPS, out)
         self.congest(p1, out, rounds=2)
@@ -437,16 +438,12 @@ class BufferLimitDrops(_Aqm):
 class QueueDepthHistogram(_Aqm):
     """q_depth_hist: every packet of the queue is counted once, in the bucket of
     the depth it found; a congested queue reaches buckets above 0 (what the
-    ONOS app's Cocoa loop reads instead of q_min_depth).
-
-    Bucket 0 holds depths below cocoa.depth_hist_first_cells (16; BMv2 counts packets): one
-    burst of 60 builds that only if PTF sends faster than the queue's rate / (1 - 16/60). At
-    BMV2_PPS (200/s) that is 273 packets/s, which a busy CI host missed; at HIST_PPS PTF needs 55."""
+    ONOS app's Cocoa loop reads instead of q_min_depth). Bucket 0 holds depths below
+    cocoa.depth_hist_first_cells (16; BMv2 counts packets): 16 of a burst of 60, see BMV2_PPS."""
     SPORT = 46080
-    HIST_PPS = 40
 
     def runTest(self):
-        p1, out = self.setup_congestion(target_delay_us=1 << 30, bmv2_pps=self.HIST_PPS)
+        p1, out = self.setup_congestion(target_delay_us=1 << 30)
         idx = [self.depth_hist_index(out, QID, b) for b in range(C.DEPTH_HIST_BUCKETS)]
         before = [self.read_counter(HIST, i)[0] for i in idx]
         got = self.congest(p1, out, rounds=1)

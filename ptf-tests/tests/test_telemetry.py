@@ -232,7 +232,9 @@ class QueueMaxDelayResettable(CcfairTest):
     """q_max_delay holds the largest queuing delay since the controller's last reset: reset to
     0 it reads 0; a burst into the shaped port raises it above 10 service times of the queue;
     reset again, one packet into the drained queue gives a small value, not the old maximum."""
-    BMV2_PPS = 100  # BMv2: the shaped queue's rate for this test (its ingress runs ~1,000 packets/s)
+    # BMv2: the shaped queue's rate for this test: 10 queued of a burst of 30 needs PTF to send faster
+    # than BMV2_PPS / (1 - 10/30), 60/s (150/s at 100/s, close to what a busy CI host sends)
+    BMV2_PPS = 40
     BURST = 30
 
     def runTest(self):
