@@ -122,7 +122,6 @@ class HandshakeRtt(_Rtt):
     def runTest(self):
         p1, p2 = self.ports[0], self.ports[1]
         self.forward_pair(p1, p2)
-        rtts = {}
         for sport, gap_s in ((42000, 0.030), (42001, 0.120)):
             f = K.Flow(0, 1, sport)
             self.wait_claimable()
@@ -142,8 +141,8 @@ class HandshakeRtt(_Rtt):
                             "bound it to %d..%d" % (rtt, gap_s * 1e3, lo, hi))
             self.send_through(p1, p2, f.data(200))
             self.assertEqual(self.read_register(RTT, fid), rtt, "a data packet changed the handshake sample")
-            rtts[gap_s] = rtt
-        self.assertGreater(rtts[0.120], rtts[0.030])
+            # No "the 120 ms sample is the larger" check: the brackets imply it wherever the wall
+            # clock separates the two handshakes, and a loaded host can stretch the 30 ms one past it.
 
 
 @group("rtt")
