@@ -93,8 +93,9 @@ class _Classify(CcfairTest):
             pkts = [bytes(p) for p in new + again]
             time.sleep(max(0.0, self.next_burst - time.time()))
             t = time.time()
-            self.assertLess(t - self.last_sent, idle - 0.04, "the flow idled %.0f ms between bursts, near its "
-                            "expiry: the switch is too slow for this pacing" % ((t - self.last_sent) * 1e3))
+            if t - self.last_sent >= idle - 0.04:   # the checks between bursts took the host that long
+                self.skip_visibly("the host was too slow: the flow idled %.0f ms between bursts, near its %.0f ms "
+                                  "expiry" % ((t - self.last_sent) * 1e3, idle * 1e3))
             for p in pkts:
                 self.send(self.in_port, p)
             self.last_sent = time.time()
