@@ -185,8 +185,8 @@ def test_no_two_tests_share_a_tcp_flow():
     """Registers outlive a test: two tests that start the same 5-tuple, or two 5-tuples in one
     slot, see each other's flow state (for 17.2 s aliases of the last-seen clock even after it
     expired). Checks every K.Flow with constant arguments (a helper class's count for each test
-    deriving from it), the SPORT..SPORT+9 a test class reserves (test_aqm's congest), and
-    wait_claimable's probe; flows built from variables (loops, the colliding pair) are not seen."""
+    deriving from it), the SPORT..SPORT+9 a test class reserves (test_aqm's congest), the SPORTS
+    a test retries with, and wait_claimable's probe; flows built from variables (loops, the colliding pair) are not seen."""
     import flowhash
     import packets as K
     from ccfair import params as P
@@ -202,6 +202,8 @@ def test_no_two_tests_share_a_tcp_flow():
         if getattr(c, "SPORT", None) is not None:
             for r in range(10):
                 owners.setdefault((0, 1, c.SPORT + r, 5001), set()).add("%s.%s" % (m, n))
+        for sport in getattr(c, "SPORTS", ()):   # the fresh flows a test retries with (host 0 to 1)
+            owners.setdefault((0, 1, sport, 5001), set()).add("%s.%s" % (m, n))
     owners.setdefault((14, 15, 9, 9), set()).add("base_test.wait_claimable")
     shared = {t: sorted(u) for t, u in owners.items() if len(u) > 1}
     assert not shared, "5-tuples (host a, host b, sport, dport) used by more than one test: %s" % shared

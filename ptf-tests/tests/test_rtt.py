@@ -250,7 +250,7 @@ class ShortRttIntervalLastsTheFloor(_Rtt):
     switch (so passed ingress) less than a floor after the ACK was sent (so before the deadline):
     else a loaded host made it late and the attempt starts again with a fresh flow."""
     GAP_S = 0.010
-    ATTEMPTS = 3
+    SPORTS = (42020, 42021, 42022)   # a fresh flow per attempt
 
     def runTest(self):
         p1, p2 = self.ports[0], self.ports[1]
@@ -260,7 +260,7 @@ class ShortRttIntervalLastsTheFloor(_Rtt):
         # measured as 77 ms in CI), and the packets must keep to their times: a fresh flow each
         # attempt, and a visible skip, not a fail, if every attempt was too slow.
         slow = []
-        for sport in range(42020, 42020 + self.ATTEMPTS):
+        for sport in self.SPORTS:
             f = K.Flow(0, 1, sport)
             self.wait_claimable()
             fid, syn31, ack_sent, ack_out, rtt = self.handshake(p1, p2, f, self.GAP_S)
@@ -276,7 +276,7 @@ class ShortRttIntervalLastsTheFloor(_Rtt):
             slow.append("second data packet out %.1f ms after the ACK was sent" % ((outs[-1] - ack_sent) * 1e3))
         else:
             self.skip_visibly("the host was too slow to keep a handshake sample well below the %d-unit floor and "
-                              "two packets inside it: %s in %d attempts" % (floor, "; ".join(slow), self.ATTEMPTS))
+                              "two packets inside it: %s in %d attempts" % (floor, "; ".join(slow), len(self.SPORTS)))
         d1 = self.read_register(DEADLINE, fid) & 0xFFFFFFFF
         self.assertEqual(d1 & 0x7FFFFFFF, (syn31 + rtt + floor) & 0x7FFFFFFF,
                          "flow_deadline 0x%08x: the first interval does not end one floor (%d units) after the "
@@ -384,7 +384,7 @@ class IntervalRollOver(_Rtt):
     the finished interval's bytes reach the classifier (flow_rate = its bytes per RTT). The
     packet at 0.7 RTT counts only if it left the switch less than an RTT after the first was
     sent (so passed ingress before the deadline); else a loaded host made it late and the test
-    starts again with a fresh flow (a visible skip after ATTEMPTS)."""
+    starts again with a fresh flow (a visible skip after the last of SPORTS)."""
     RTT_US = 200000  # units; 205 ms, below the 400 ms idle expiry
     SPORTS = (42004, 42030, 42031)
 
