@@ -25,6 +25,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <unordered_map>
@@ -632,8 +633,22 @@ main(int argc, char* argv[])
 
     PointToPointHelper access;
     access.SetDeviceAttribute("DataRate", DataRateValue(DataRate(rateMbps * accessFactor * 1e6)));
-    std::vector<Ipv4Address> rcvAddr(nodes);
+    std::vector<Ipv4Address> rcvAddr(nodes), sndAddr(nodes);
     Ptr<UniformRandomVariable> jitter = CreateObject<UniformRandomVariable>();
+    // Each long-lived flow's own source port, drawn by the seed. With one port for every flow
+    // (each sender's first ephemeral port) the switch's hashes saw only the addresses 10.0.i.1 ->
+    // 10.100.i.2, and CRC is linear: queue_map's slot (low bits of the CRC16) was bits 2-3 of i,
+    // so 16 flows sat in their group's 4 slots 4 by 4 and the isolated layout could not spread them.
+    Ptr<UniformRandomVariable> portRv = CreateObject<UniformRandomVariable>();
+    std::set<uint16_t> usedPorts;
+    const auto sourcePort = [&]() {
+        for (;;)
+        {
+            const uint16_t p = uint16_t(portRv->GetInteger(1024, 49151)); // below ns-3's ephemeral ports
+            if (usedPorts.insert(p).second)
+                return p;
+        }
+    };
     for (size_t i = 0; i < nodes; ++i)
     {
         const bool isShort = i == n;
@@ -668,6 +683,7 @@ main(int argc, char* argv[])
             g_meter.flowBySrc[si.GetAddress(0).Get()] = i;
         }
         rcvAddr[i] = ri.GetAddress(1);
+        sndAddr[i] = si.GetAddress(0);
     }
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 
@@ -682,12 +698,14 @@ main(int argc, char* argv[])
         sinks[i] = DynamicCast<PacketSink>(sa.Get(0));
 
         ApplicationContainer ba;
+        const AddressValue local(InetSocketAddress(sndAddr[i], sourcePort()));
         if (flows[i].appRateMbps > 0)
         {
             // Application-limited: always on at the app's rate, one segment per write; TCP sends
             // less only if the network holds it below that rate.
             OnOffHelper app("ns3::TcpSocketFactory", InetSocketAddress(rcvAddr[i], port));
             app.SetConstantRate(DataRate(uint64_t(flows[i].appRateMbps * 1e6)), 1448);
+            app.SetAttribute("Local", local);
             ba = app.Install(senders.Get(i));
         }
         else
@@ -695,6 +713,7 @@ main(int argc, char* argv[])
             BulkSendHelper bulk("ns3::TcpSocketFactory", InetSocketAddress(rcvAddr[i], port));
             bulk.SetAttribute("MaxBytes", UintegerValue(0));
             bulk.SetAttribute("SendSize", UintegerValue(1448 * 8));
+            bulk.SetAttribute("Local", local);
             ba = bulk.Install(senders.Get(i));
         }
         // A seeded start jitter in [0, 10 ms) separates flows that a scenario starts together,
