@@ -77,6 +77,7 @@ class _VectorTest(CcfairTest):
         self.id_base = 0
         for attempt in range(1, ATTEMPTS + 1):
             self.errors = []       # (message, how far behind the schedule what it concerns was sent, s)
+            self.late, self.late_of = 0.0, {}   # (_setup sets them again; here for a set-up that fails early)
             try:
                 self._setup(plan)
                 self._run(plan)
