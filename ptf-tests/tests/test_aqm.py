@@ -243,12 +243,15 @@ class PvVerdictNeedsAStandingQueue(_StandingQueue):
             fates.append("forward" if tcp else "drop")
             sojourns.append(sojourn)
             self.assertEqual(len(got) - len(tcp), k, "round %d: the %d fillers (PV pv_max) did not all pass" % (k, k))
-            if want == "forward":
-                self.assertLess(sojourn, 0.8 * gate_s, "premise: round %d's sojourn %.1f ms is not clearly below "
-                                "target / 2 = %.1f ms" % (k, sojourn * 1e3, gate_s * 1e3))
-            else:
-                self.assertGreaterEqual(sojourn, 1.2 * gate_s, "premise: round %d's sojourn %.1f ms is not clearly "
-                                        "at or above target / 2 = %.1f ms" % (k, sojourn * 1e3, gate_s * 1e3))
+            # The queue a round builds depends on how fast this host sends the fillers (CI: round 3
+            # measured 93.7 ms where 3 services are 150): a round off its side of the gate cannot
+            # tell the programs apart, so the test skips, visibly, rather than judge it.
+            if want == "forward" and sojourn >= 0.8 * gate_s:
+                self.skip_visibly("the host was too slow or uneven: round %d's sojourn %.1f ms is not clearly "
+                                  "below target / 2 = %.1f ms" % (k, sojourn * 1e3, gate_s * 1e3))
+            if want == "drop" and sojourn < 1.2 * gate_s:
+                self.skip_visibly("the host was too slow: round %d's sojourn %.1f ms is not clearly at or above "
+                                  "target / 2 = %.1f ms" % (k, sojourn * 1e3, gate_s * 1e3))
             if k == 3:
                 self.assertLess(sojourn, 0.95 * target_s, "premise: round 3's sojourn %.1f ms is not below the "
                                 "target %.1f ms" % (sojourn * 1e3, target_s * 1e3))
