@@ -77,7 +77,8 @@ class _VectorTest(CcfairTest):
         self.id_base = 0
         for attempt in range(1, ATTEMPTS + 1):
             self.errors = []       # (message, how far behind the schedule what it concerns was sent, s)
-            self.late, self.late_of = 0.0, {}   # (_setup sets them again; here for a set-up that fails early)
+            self.late = 0.0        # how far behind the schedule a packet was sent, at most (s)
+            self.late_of = {}      # packet index -> how far behind the schedule it was sent (s)
             try:
                 self._setup(plan)
                 self._run(plan)
@@ -173,8 +174,6 @@ class _VectorTest(CcfairTest):
                 self.bmv2.set_queue_depth(out, plan.max_held + 16, priority=0)
                 self.addCleanup(self.bmv2.set_queue_depth, out, 64, 0)
         self.rate = 0
-        self.late = 0.0        # how far behind the schedule a packet was sent, at most (s)
-        self.late_of = {}      # packet index -> how far behind the schedule it was sent (s)
         self.passed = set()    # packets a barrier saw counted in egress (the dropped ones never come out)
         qlen = self.dataplane.qlen
         self.dataplane.set_qlen(1 << 16)
