@@ -27,7 +27,7 @@ CCS = {
     "htcp": ("ns3::TcpHtcp", "loss"),
     "hybla": ("ns3::TcpHybla", "loss"),
     "westwood": ("ns3::TcpWestwoodPlus", "loss"),  # Linux tcp_westwood is Westwood+
-    "vegas": ("ns3::TcpVegas", "delay"),
+    "vegas": ("ns3::TcpVegasLinux", "delay"),  # eval/sim/tcp-vegas-linux.h
     "veno": ("ns3::TcpVeno", "hybrid:loss_delay"),
     "illinois": ("ns3::TcpIllinoisLinux", "hybrid:loss_delay"),  # eval/sim/tcp-illinois-linux.h
     "yeah": ("ns3::TcpYeah", "hybrid:loss_delay"),

@@ -15,6 +15,7 @@
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
 #include "tcp-illinois-linux.h" // "illinois": ns-3.44's TcpIllinois stops growing (see there)
+#include "tcp-vegas-linux.h"    // "vegas": ns-3.44's TcpVegas cuts at most a quarter on a loss, Linux half (see there)
 #ifdef CCFAIR_MODEL
 #include "ccfair-queue-disc.h"
 #include "pipeline.h" // the model's diagnostics read-out
