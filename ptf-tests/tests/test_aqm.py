@@ -221,9 +221,9 @@ class PvVerdictNeedsAStandingQueue(_StandingQueue):
     the target) are dropped. Each round's sojourn (q_max_delay: the flow's packet leaves last and
     waits longest) must lie on its side of target / 2, or the test's premise failed. Before the
     gate (commit 13956d8) every packet below the CTV was dropped, queue or not.
-    The host's lag in sending a round's packets shortens its queue: round 5 keeps its side of the
-    gate with up to 1.4 services (140 ms) of lag; with 4 services of target and 3 fillers it was
-    0.6 services (30 ms), and CI hosts lagged 50 ms."""
+    The host's lag in sending a round's packets shortens its queue: round 5 stays clearly (1.2 x)
+    above the gate with up to 1.4 services (140 ms) of lag; with 4 services of target and 3 fillers
+    it was 0.6 services (30 ms), and CI hosts lagged 50 ms."""
     SERVICE_PPS = 10      # BMv2: one packet per 100 ms, so host lag is a small share of a service
 
     def runTest(self):
@@ -256,9 +256,9 @@ class PvVerdictNeedsAStandingQueue(_StandingQueue):
             if want == "drop" and sojourn < 1.2 * gate_s:
                 self.skip_visibly("the host was too slow: round %d's sojourn %.1f ms is not clearly at or above "
                                   "target / 2 = %.1f ms" % (k, sojourn * 1e3, gate_s * 1e3))
-            if k == 5:
-                self.assertLess(sojourn, 0.95 * target_s, "premise: round 5's sojourn %.1f ms is not below the "
-                                "target %.1f ms" % (sojourn * 1e3, target_s * 1e3))
+            if k == 5 and sojourn >= 0.95 * target_s:   # the target, not the gate, would decide
+                self.skip_visibly("the switch was too slow: round 5's sojourn %.1f ms is not clearly below the "
+                                  "target %.1f ms" % (sojourn * 1e3, target_s * 1e3))
         self.assertEqual(fates, ["forward", "forward", "drop", "drop"],
                          "fates of the flow's packets (PV 0 < CTV) behind 0, 1, 5, 8 fillers, sojourns %s ms, "
                          "target %.0f ms" % (["%.1f" % (x * 1e3) for x in sojourns], target_s * 1e3))

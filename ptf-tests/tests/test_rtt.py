@@ -211,6 +211,7 @@ class RttClampedToMinimum(_Rtt, _Classify):
         self.flow, self.fid, self.rtt = short, fid, self.RAW
         self.period = floor * UNIT_S * 1.6
         self.interval_s = floor * UNIT_S   # the sample is below the floor
+        self.t_open, self.done = t_ack, []
         self.next_burst = self.last_sent = time.time()
         self.bursts, self.sent, self.got = 0, [], []
         self.intervals([2], [])
