@@ -89,7 +89,7 @@ Split(const std::string& s, char sep)
     return out;
 }
 
-// "ns3::TcpCubic,50,0;ns3::TcpVegas,50,0,2.5" -> flows (TYPE,RTT_MS,START_S[,APP_RATE_MBPS])
+// "ns3::TcpCubic,50,0;ns3::TcpVegasLinux,50,0,2.5" -> flows (TYPE,RTT_MS,START_S[,APP_RATE_MBPS])
 std::vector<FlowSpec>
 ParseFlows(const std::string& s)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Direct check of the harness's Vegas loss response (tcp-vegas-linux.h) against ns-3.44's:
-// the slow-start threshold a loss sets from a 100-segment window, with ssthresh at 75 (3/4
+// the slow-start threshold a loss sets from a 100-segment window (on a forked copy, as a socket's), with ssthresh at 75 (3/4
 // of the window, where Vegas's congestion avoidance keeps it at least) and at 200. Linux
 // halves (50 both times); ns-3.44's TcpVegas goes to min(ssthresh, window - 1): 75 and 99.
 // Exit 0 when both behave so; when ns-3's halves (a fixed ns-3), this fails so the harness
@@ -25,7 +25,8 @@ SsThreshAfterLoss(const std::string& typeId, uint32_t ssthreshSegs)
 {
     ObjectFactory f;
     f.SetTypeId(typeId);
-    Ptr<TcpCongestionOps> cc = f.Create<TcpCongestionOps>();
+    // a socket uses its own copy (Fork): the override must survive it
+    Ptr<TcpCongestionOps> cc = f.Create<TcpCongestionOps>()->Fork();
     Ptr<TcpSocketState> tcb = CreateObject<TcpSocketState>();
     tcb->m_segmentSize = kMss;
     tcb->m_cWnd = 100 * kMss;

@@ -1429,9 +1429,10 @@ DISCUSSION = """Why the ns-3 FIFO matrix differs from the seed (read with the ta
 - **Scale.** %(rate)g Mbit/s instead of 100 Mbit/s (same RTT, buffer 1.2 BDP), %(measured)g s measured, one seed per cell, so single
   runs of loss-synchronised pairs are noisy; cell-level agreement within a few hundredths is not to be expected.
 - **ns-3 TCP models are not the Linux modules** the seed ran: no TSQ, no pacing for loss-based CCs, and ns-3's own
-  implementations of Vegas, Hybla, Westwood+, HighSpeed, etc. Illinois is the harness's own (eval/sim/tcp-illinois-linux.h):
-  ns-3's stops growing its window whenever its α falls below 1 (an integer truncation, docs/eval.md "TCP settings and their
-  evidence").
+  implementations of Hybla, Westwood+, HighSpeed, etc. Illinois is the harness's own (eval/sim/tcp-illinois-linux.h):
+  ns-3's stops growing its window whenever its α falls below 1 (an integer truncation); Vegas is ns-3's with Linux's loss
+  response (eval/sim/tcp-vegas-linux.h): ns-3's cuts its window by at most a quarter on a loss, Linux's halves
+  (docs/eval.md "TCP settings and their evidence").
 - **Every segment is ACKed.** With ns-3's fixed 200 ms delayed-ACK timer, a flow whose window an RTO cut to one
   segment times out on every segment for the rest of the run, and a lone Vegas flow uses 38 %% of an idle path; the
   harness therefore ACKs every segment (docs/eval.md, "TCP settings and their evidence"). The seed's Linux receivers
