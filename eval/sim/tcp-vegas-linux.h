@@ -8,10 +8,11 @@
 // window halves (max(cwnd / 2, 2)). The delay-based part (alpha, beta, gamma, once per RTT)
 // is ns-3's; where it calls GetSsThresh itself (leaving slow start at gamma, the decrement at
 // beta) the stored threshold is now cwnd / 2 rather than Linux's min(ssthresh, cwnd), which
-// moves no window: congestion avoidance follows either way and raises ssthresh to 3/4 cwnd. Measured with eval/sim/vegas_check.cc: from 100 segments with
-// ssthresh 75, ns-3.44's TcpVegas goes to 75 (with ssthresh above the window, to 99), this
-// one to 50. Under an AQM that drops by rate (ccfair's PV law) the shallow cut kept Vegas
-// above the rate it was dropped at (docs/eval.md, "TCP settings and their evidence").
+// moves no window: congestion avoidance follows either way and raises ssthresh to 3/4 cwnd.
+// Measured with eval/sim/vegas_check.cc: from 100 segments with ssthresh 75, ns-3.44's
+// TcpVegas goes to 75 (with ssthresh above the window, to 99), this one to 50. Under an AQM
+// that drops by rate (ccfair's PV law) the shallow cut kept Vegas above the rate it was
+// dropped at (docs/eval.md, "TCP settings and their evidence").
 #pragma once
 
 #include "ns3/tcp-socket-state.h"

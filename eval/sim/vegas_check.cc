@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Direct check of the harness's Vegas loss response (tcp-vegas-linux.h) against ns-3.44's:
-// the slow-start threshold a loss sets from a 100-segment window (on a forked copy, as a socket's), with ssthresh at 75 (3/4
-// of the window, where Vegas's congestion avoidance keeps it at least) and at 200. Linux
+// the slow-start threshold a loss sets from a 100-segment window (on a forked copy, as a
+// socket's), with ssthresh at 75 (3/4 of the window, where Vegas's congestion avoidance keeps
+// it at least) and at 200. Linux
 // halves (50 both times); ns-3.44's TcpVegas goes to min(ssthresh, window - 1): 75 and 99.
 // Exit 0 when both behave so; when ns-3's halves (a fixed ns-3), this fails so the harness
 // can go back to it.

@@ -72,7 +72,7 @@ class _Rtt(CcfairTest):
         self.send_through(p2, p1, f.syn_ack())
         time.sleep(max(0.0, syn_sent + gap_s - time.time()))
         ack_sent, ack_out = self.send_through(p1, p2, f.pure_ack())
-        self.assertEqual(self.new_flow_id(f), fid)
+        self.new_flow_id(f)   # fails unless the switch tracks the flow
         rtt = self.read_register(RTT, fid)
         self.assertFalse(rtt & PENDING, "RTT still pending after the handshake ACK (0x%08x)" % rtt)
         return fid, syn31, ack_sent, ack_out, rtt
@@ -212,12 +212,8 @@ class RttClampedToMinimum(_Rtt, _Classify):
         t_ack, _ = self.send_through(p1, p2, short.ack())
         self.assertFalse(self.read_register(RTT, fid) & PENDING, "handshake RTT not measured")
         self.write_register(RTT, fid, self.RAW)
-        self.flow, self.fid, self.rtt = short, fid, self.RAW
-        self.period = floor * UNIT_S * 1.6
-        self.interval_s = floor * UNIT_S   # the sample is below the floor
-        self.t_open, self.done = t_ack, []
-        self.next_burst = self.last_sent = time.time()
-        self.bursts, self.sent, self.got = 0, [], []
+        # intervals of the floor: the sample is below it
+        self.pace(short, fid, self.RAW, floor * UNIT_S * 1.6, floor * UNIT_S, t_ack)
         self.intervals([2], [])
         self.receive(0.15, until=self.sent[-1])  # both left the switch: flow_pkts counts them
         if self.poll(lambda: self.read_register(PKTS, fid), lambda v: v == 3, timeout=0.2) != 3:
@@ -249,12 +245,13 @@ class ShortRttIntervalLastsTheFloor(_Rtt):
     keeps that sample (flow_rtt; the RTT band uses it), but its intervals last the floor and their
     rate divides by it. The handshake's ACK restarts the first interval with deadline = its time
     + the floor (= SYN + RTT + floor, exactly; without the floor: + RTT); data packets 1.5 RTTs and
-    0.6 floors later (or 5 ms after the first, below 0.85 floors) stay in it (flow_pkts 2; the deadline stays), one 1.3 floors later ends it
-    (counters restart; rate = the two packets' bytes per floor, not per RTT) and the next deadline
-    is that packet's time + the floor (the stored sample is below the floor too). The two packets
-    inside go without register reads between them, and count only if the second had left the
-    switch (so passed ingress) less than a floor after the ACK was sent (so before the deadline):
-    else a loaded host made it late and the attempt starts again with a fresh flow."""
+    0.6 floors later (or 5 ms after the first, below 0.85 floors) stay in it (flow_pkts 2; the
+    deadline stays), one 1.3 floors later ends it (counters restart; rate = the two packets' bytes
+    per floor, not per RTT) and the next deadline is that packet's time + the floor (the stored
+    sample is below the floor too). The two packets inside go without register reads between
+    them, and count only if the second had left the switch (so passed ingress) less than a floor
+    after the ACK was sent (so before the deadline): else a loaded host made it late and the
+    attempt starts again with a fresh flow."""
     GAP_S = 0.010
     SPORTS = (42020, 42021, 42022)   # a fresh flow per attempt
 
@@ -291,8 +288,8 @@ class ShortRttIntervalLastsTheFloor(_Rtt):
                          "flow_deadline 0x%08x: the first interval does not end one floor (%d units) after the "
                          "sample (SYN at 0x%08x, RTT %d units)" % (d1, floor, syn31, rtt))
         # a roll-over at either packet would have moved the deadline (and restarted the count)
-        self.assertEqual(self.read_register(PKTS, fid), 2, "data packets 1.5 RTTs and about 0.6 floors after the sample, "
-                         "before the floor: not both counted in the first interval")
+        self.assertEqual(self.read_register(PKTS, fid), 2, "data packets 1.5 RTTs and about 0.6 floors after the "
+                         "sample, before the floor: not both counted in the first interval")
         time.sleep(max(0.0, ack_sent + 1.3 * floor * UNIT_S - time.time()))
         last_sent, last_out = self.send_through(p1, p2, f.data(300))
         self.assertEqual(self.read_register(PKTS, fid), 1, "the packet 1.3 floors after the sample did not end "
