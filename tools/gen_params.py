@@ -37,6 +37,12 @@ def gen_cpp(p):
             lines.append('constexpr const char* %s = "%s";' % (name, v))
         else:
             lines.append("constexpr int64_t %s = %d;" % (name, P.int_value(v)))
+    for section, body in p.items():  # integer lists (flat() leaves them out): constexpr arrays
+        if isinstance(body, dict):
+            for key, v in body.items():
+                if not key.startswith("_") and isinstance(v, list) and v and all(isinstance(x, int) for x in v):
+                    lines.append("constexpr int64_t %s_%s[] = {%s};"
+                                 % (section.upper(), key.upper(), ", ".join(str(x) for x in v)))
     names = ", ".join('"%s"' % n for n in P.group_names(p))
     lines.append("constexpr const char* GROUP_NAMES[] = {%s};" % names)
     lines.append("}}  // namespace ccfair::params")

@@ -8,6 +8,7 @@
 #include "ccfair-tables.h"
 
 #include <algorithm>
+#include <iterator>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -196,7 +197,8 @@ Config::Defaults()
     Config c;
     c.link_rate_bps = 100000000;
     c.num_queues = uint32_t(P::QUEUES_PER_PORT);
-    c.quantum_bytes = 1514 * uint32_t(P::QUEUES_DEFAULT_WEIGHT);
+    c.quantum_bytes = 1514;
+    c.dwrr_weights.assign(std::begin(P::QUEUES_DWRR_WEIGHTS), std::end(P::QUEUES_DWRR_WEIGHTS));
     c.flow_table_size = uint32_t(P::FLOWS_PER_PIPE_TOFINO); // one Tofino pipe's table, here for one port
     c.default_rtt_units = uint32_t(P::FLOW_DEFAULT_RTT_US);
     c.interval_min_units = uint32_t(G::INTERVAL_MIN_UNITS);
@@ -1009,7 +1011,7 @@ Pipeline::Dequeue(uint64_t now_ns)
     DeqResult r;
     while (!m_active.empty())
     {
-        // model-only TM: DRR over the queues (equal quanta)
+        // model-only TM: DRR over the queues, quanta x the TM's weights (queues.dwrr_weights)
         const uint8_t qi = m_active.front();
         QueueState& q = m_q[qi];
         if (q.fifo.empty())
@@ -1021,7 +1023,7 @@ Pipeline::Dequeue(uint64_t now_ns)
         const Bridged b = q.fifo.front();
         if (q.deficit < int32_t(b.size))
         {
-            q.deficit += int32_t(m_c.quantum_bytes);
+            q.deficit += int32_t(m_c.quantum_bytes * (qi < m_c.dwrr_weights.size() ? m_c.dwrr_weights[qi] : 1u));
             m_active.pop_front();
             m_active.push_back(qi);
             continue;
@@ -1226,10 +1228,9 @@ Pipeline::FairRate(double link, const std::vector<uint32_t>& n, uint32_t first, 
 }
 
 std::vector<uint32_t>
-Pipeline::Allocate(uint32_t Q, uint32_t numGroups, uint32_t antQ, uint32_t miceQ, uint32_t slotsPerGroup,
-                   const std::vector<uint32_t>& flows, QueueLayout layout, const std::vector<double>& weight)
+Pipeline::Allocate(uint32_t Q, uint32_t numGroups, uint32_t antQ, uint32_t miceQ, QueueLayout layout)
 {
-    // PolicyCompiler.allocate: demand = active flows x the group's weight (1 without `weight`)
+    // PolicyCompiler.allocate
     const uint32_t ant = GROUP_ANT, mouse = GROUP_MOUSE;
     const bool shared = layout == QueueLayout::Shared;
     std::vector<uint32_t> q(numGroups, 1);
@@ -1250,61 +1251,79 @@ Pipeline::Allocate(uint32_t Q, uint32_t numGroups, uint32_t antQ, uint32_t miceQ
             q[ant]--;
         rest++;
     }
-    if (rest <= 0 || shared)
-        return q; // shared: the queues left stay unused
-    std::vector<double> demand(numGroups, 0.0), frac(numGroups, 0.0);
-    double total = 0;
-    for (uint32_t g = 2; g < numGroups; ++g)
+    return q; // the queues left stay unused
+}
+
+std::vector<uint32_t>
+Pipeline::IsolatedFirst(const std::vector<uint32_t>& queues, const std::vector<uint32_t>& flows,
+                        const std::vector<double>& weight, const std::vector<uint32_t>& dwrr)
+{
+    // PolicyCompiler.assign, term for term (D18)
+    const uint32_t G = uint32_t(queues.size());
+    std::vector<uint32_t> first = FirstQueues(queues, QueueLayout::Isolated);
+    const uint32_t Q = uint32_t(dwrr.size());
+    const uint32_t free0 = queues[GROUP_ANT] + queues[GROUP_MOUSE];
+    if (free0 + (G - 2) > Q)
+        return first; // fewer queues than groups: ids wrap (QueueSplit.queueOf)
+    const auto w = [&](uint32_t g) { return g < weight.size() && weight[g] > 0 ? weight[g] : 1.0; };
+    std::vector<double> d(G, 0.0), lnW(Q, 0.0);
+    for (uint32_t q = 0; q < Q; ++q)
+        lnW[q] = std::log(double(dwrr[q]));
+    std::vector<uint32_t> busy, idle;
+    for (uint32_t g = 2; g < G; ++g)
     {
-        demand[g] = (g < flows.size() ? double(flows[g]) : 0.0) * (g < weight.size() ? weight[g] : 1.0);
-        total += demand[g];
+        d[g] = (g < flows.size() ? double(flows[g]) : 0.0) * w(g);
+        (d[g] > 0 ? busy : idle).push_back(g);
     }
-    if (total == 0)
-        for (uint32_t g = 2; g < numGroups; ++g)
-        {
-            demand[g] = 1.0;
-            total += 1.0;
-        }
-    int64_t dealt = 0;
-    for (uint32_t g = 0; g < numGroups; ++g)
+    if (busy.empty())
     {
-        const double share = double(rest) * demand[g] / total;
-        const int64_t whole = int64_t(std::floor(share));
-        q[g] += uint32_t(whole);
-        dealt += whole;
-        frac[g] = share - double(whole);
+        // no long-lived flow known: every group as if it held one
+        busy.swap(idle);
+        for (uint32_t g : busy)
+            d[g] = w(g);
     }
-    for (int64_t left = rest - dealt; left > 0; --left)
-    {
+    std::stable_sort(busy.begin(), busy.end(), [&](uint32_t a, uint32_t b) { return d[a] > d[b]; });
+    // the free queue nearest ln(target), lowest id on ties
+    const auto nearest = [&](const std::vector<bool>& used, double lnTarget, double& err) {
         int best = -1;
-        for (uint32_t g = 0; g < numGroups; ++g)
-            if (demand[g] > 0 && frac[g] >= 0 && (best < 0 || frac[g] > frac[best] + 1e-12))
-                best = int(g);
-        if (best < 0)
-            break;
-        q[best]++;
-        frac[best] = -1;
-    }
-    // capAtSlots
-    uint32_t excess = 0;
-    for (uint32_t g = 0; g < numGroups; ++g)
-        if (q[g] > slotsPerGroup)
+        err = 0;
+        for (uint32_t q = free0; q < Q; ++q)
+            if (!used[q] && (best < 0 || std::fabs(lnW[q] - lnTarget) < err - 1e-12))
+                best = int(q), err = std::fabs(lnW[q] - lnTarget);
+        return best;
+    };
+    // busy groups by demand (ties: lower id), each to its nearest free queue at scale lam;
+    // returns the largest error
+    const auto greedy = [&](double lnLam, std::vector<int>& at) {
+        std::vector<bool> used(Q, false);
+        at.assign(G, -1);
+        double worst = 0, e = 0;
+        for (uint32_t g : busy)
         {
-            excess += q[g] - slotsPerGroup;
-            q[g] = slotsPerGroup;
+            at[g] = nearest(used, lnLam + std::log(d[g]), e);
+            used[size_t(at[g])] = true;
+            worst = std::max(worst, e);
         }
-    while (excess > 0)
-    {
-        int best = -1;
-        for (uint32_t g = 2; g < numGroups; ++g)
-            if (q[g] < slotsPerGroup && (best < 0 || demand[g] / q[g] > demand[best] / q[best]))
-                best = int(g);
-        if (best < 0)
-            break;
-        q[best]++;
-        excess--;
-    }
-    return q;
+        for (uint32_t g : idle) // groups without flows: as if they held one, after the busy ones
+        {
+            at[g] = nearest(used, lnLam + std::log(w(g)), e);
+            used[size_t(at[g])] = true;
+        }
+        return worst;
+    };
+    // scales that put some busy group exactly on some queue's weight; the first best one wins
+    std::vector<int> at, best;
+    double bestErr = 0;
+    for (uint32_t g : busy)
+        for (uint32_t q = free0; q < Q; ++q)
+        {
+            const double e = greedy(lnW[q] - std::log(d[g]), at);
+            if (best.empty() || e < bestErr - 1e-12)
+                bestErr = e, best = at;
+        }
+    for (uint32_t g = 2; g < G; ++g)
+        first[g] = uint32_t(best[g]);
+    return first;
 }
 
 std::vector<uint32_t>
@@ -1476,14 +1495,18 @@ Pipeline::ApplyPolicy(const std::vector<uint32_t>& n)
                               ? FairRate(double(m_c.link_rate_bps), n, 2, w)
                               : fair;
     CentreCurves(centre > 0 ? uint64_t(centre) : m_c.link_rate_bps);
-    // 3. queues per group (PolicyCompiler.allocate, demand = flows x weight) and queue_map
-    // (QueueSplit.queueOf), in the configured layout: shared puts every long-lived group in one
-    // queue, after ants' and mice'
+    // 3. queues per group (PolicyCompiler.allocate) and queue_map (QueueSplit.queueOf), in the
+    // configured layout: shared puts every long-lived group in one queue after ants' and mice';
+    // isolated gives each its own, the one whose DWRR weight follows flows x weight (D18)
     const uint32_t Q = m_c.num_queues;
     const auto share = [&](double s) { return std::max<uint32_t>(1, uint32_t(std::ceil(s * Q - 1e-9))); };
     const std::vector<uint32_t> nq = Allocate(Q, m_nGroups, share(P::POLICY_DEFAULT_MIN_ANT_SHARE),
-                                              share(P::POLICY_DEFAULT_MIN_MICE_SHARE), kSlots, n, m_c.queue_layout, w);
-    const std::vector<uint32_t> first = FirstQueues(nq, m_c.queue_layout);
+                                              share(P::POLICY_DEFAULT_MIN_MICE_SHARE), m_c.queue_layout);
+    std::vector<uint32_t> dwrr(Q, 1);
+    for (uint32_t qi = 0; qi < Q && qi < m_c.dwrr_weights.size(); ++qi)
+        dwrr[qi] = m_c.dwrr_weights[qi];
+    const std::vector<uint32_t> first =
+        shared ? FirstQueues(nq, m_c.queue_layout) : IsolatedFirst(nq, n, w, dwrr);
     for (uint32_t g = 0; g < m_nGroups; ++g)
         for (uint32_t s = 0; s < kSlots; ++s)
             m_queueMap[g * kSlots + s] = uint8_t((first[g] + s % nq[g]) % Q);

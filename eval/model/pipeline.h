@@ -45,7 +45,8 @@ struct Config
 {
     uint64_t link_rate_bps;
     uint32_t num_queues;          // queues per port
-    uint32_t quantum_bytes;       // DRR quantum (model-only TM stand-in)
+    uint32_t quantum_bytes;       // DRR quantum of a weight-1 queue (model-only TM stand-in)
+    std::vector<uint32_t> dwrr_weights; // per queue (queues.dwrr_weights; 1 past its end): quantum x weight
     uint32_t flow_table_size;     // power of two: 2^FLOW_IDX_BITS slots
     // ingress port_cfg: default_rtt_us in 1.024 us units. The ONOS app writes
     // params' flow.default_rtt_us number as units (docs/algorithm.md §1).
@@ -356,19 +357,24 @@ class Pipeline
      *  max-min step on forwarded rates (algorithm.md D12). */
     static double FairRate(double link, const std::vector<uint32_t>& n, uint32_t first,
                            const std::vector<double>& weight = {});
-    /** Queues per group (PolicyCompiler.allocate): isolated layout's rest dealt by active flows x
-     *  `weight` (per group; empty: 1 for every long-lived group, the per-flow objective); shared
-     *  layout: 1 for every long-lived group, all of them the same queue (FirstQueues). */
+    /** Queues per group (PolicyCompiler.allocate): ants `antQ`, mice `miceQ` (given back, mice
+     *  first, where they do not fit), 1 for every long-lived group (shared layout: all of them the
+     *  same queue, FirstQueues; isolated: a queue each, IsolatedFirst). */
     static std::vector<uint32_t> Allocate(uint32_t numQueues, uint32_t numGroups, uint32_t antQ, uint32_t miceQ,
-                                          uint32_t slotsPerGroup, const std::vector<uint32_t>& flows,
-                                          QueueLayout layout = QueueLayout::Isolated,
-                                          const std::vector<double>& weight = {});
+                                          QueueLayout layout = QueueLayout::Isolated);
     /** Per group the weight of the intent's objective (PolicyCompiler.plan): 0 for ants and
      *  mice, 1 for every long-lived group under per-flow, its family's weight under weighted-groups. */
     std::vector<double> GroupWeights() const;
     /** First queue of each group (QueueSplit): groups one after the other in id order; shared
      *  layout: the long-lived groups all start at one common queue. */
     static std::vector<uint32_t> FirstQueues(const std::vector<uint32_t>& queues, QueueLayout layout);
+    /** The isolated layout's queue of each long-lived group (PolicyCompiler.assign, D18): among
+     *  the queues after the ants' and mice' (`queues` from Allocate), the one whose DWRR weight
+     *  (`dwrr`, per queue) makes the busy groups' weights follow flows x `weight` (empty: 1) with
+     *  the smallest largest error |ln(dwrr / (scale x demand))|; ants and mice as FirstQueues. */
+    static std::vector<uint32_t> IsolatedFirst(const std::vector<uint32_t>& queues, const std::vector<uint32_t>& flows,
+                                               const std::vector<double>& weight,
+                                               const std::vector<uint32_t>& dwrr);
 
     static constexpr uint32_t kSlots = 4; // queue_map slots per group (SLOT_MASK + 1), checked in the .cc
 

@@ -12,7 +12,9 @@ time go through P4Runtime tables and registers, never through the TM):
   * queues.per_port queues on every listed port, identity qid -> queue map
     (the P4 queue_map table returns qids 0 .. per_port-1);
   * their scheduling: queues.scheduler ("dwrr": all queues at one priority,
-    DWRR weight queues.default_weight; "rr": same with equal weights;
+    queue q at DWRR weight queues.dwrr_weights[q], the weights the ONOS app's
+    isolated layout picks its queues by (docs/algorithm.md D18); "rr": same
+    with equal weights, which leaves that layout's shares to queue counts;
     "strict": priority = qid);
   * the egress-to-ingress group-update path: one mirror session per pipe,
     id update.mirror_session_base + pipe, to that pipe's recirculation port
@@ -59,6 +61,10 @@ def plan(p, profile, ports):
     sched = q["scheduler"]
     if sched not in ("dwrr", "rr", "strict"):
         raise SystemExit("queues.scheduler must be dwrr, rr or strict, got %r" % sched)
+    weights = q.get("dwrr_weights")
+    if (not isinstance(weights, list) or len(weights) != n
+            or not all(isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= 1023 for w in weights)):
+        raise SystemExit("queues.dwrr_weights must list queues.per_port (%d) integers in 1..1023, got %r" % (n, weights))
     recirc_local = upd["recirc_port_" + profile]
     ops = []
     for port in ports:
@@ -67,7 +73,7 @@ def plan(p, profile, ports):
             if sched == "strict":
                 ops.append(("queue_sched", port, qid, {"max_priority": min(qid, 7)}))
             else:
-                w = q["default_weight"] if sched == "dwrr" else 1
+                w = weights[qid] if sched == "dwrr" else 1
                 ops.append(("queue_sched", port, qid, {"max_priority": 0, "dwrr_weight": w}))
     pipes = sorted({port >> 7 for port in ports}) or [0]
     for pipe in pipes:

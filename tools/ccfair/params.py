@@ -25,6 +25,7 @@ def load(path=DEFAULT_PATH):
 REMOVED = {("classifier", k): "aggressiveness was removed, docs/algorithm.md D11"
            for k in ("m_ld", "m_pl", "aggr_growth_shift", "aggr_min_steps")}
 REMOVED[("controller", "limited_share_shift")] = "the fair rate's max-min step was removed, docs/algorithm.md D12"
+REMOVED[("queues", "default_weight")] = "a weight per queue since, queues.dwrr_weights, docs/algorithm.md D18"
 
 
 def _validate(p):
@@ -40,6 +41,12 @@ def _validate(p):
                          % (g["k"], len(g["hybrid_kinds"])))
     if num_groups(p) > 32:
         raise ValueError("groups: %d groups exceed the 32 queues a Tofino port has" % num_groups(p))
+    q = p["queues"]
+    w = q.get("dwrr_weights")
+    if (not isinstance(w, list) or len(w) != q["per_port"]
+            or not all(isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= 1023 for x in w)):
+        raise ValueError("queues.dwrr_weights must list queues.per_port (%r) integers in 1..1023 (the TM's "
+                         "DWRR weights), got %r" % (q["per_port"], w))
 
 
 def num_groups(p):

@@ -43,6 +43,14 @@ def test_removed_keys_are_refused(tmp_path):
         _load_changed(tmp_path, "classifier", "m_ld", 4)
     with pytest.raises(ValueError, match=r"controller.limited_share_shift: removed \(the fair rate's max-min step"):
         _load_changed(tmp_path, "controller", "limited_share_shift", 2)
+    with pytest.raises(ValueError, match=r"queues.default_weight: removed \(a weight per queue since"):
+        _load_changed(tmp_path, "queues", "default_weight", 1)
+
+
+@pytest.mark.parametrize("weights", [[1] * 15, [1] * 15 + [0], [1] * 15 + [1024], [1] * 15 + [1.5], None])
+def test_dwrr_weights_one_per_queue_in_the_tms_range(tmp_path, weights):
+    with pytest.raises(ValueError, match=r"queues.dwrr_weights must list queues.per_port \(16\) integers in 1..1023"):
+        _load_changed(tmp_path, "queues", "dwrr_weights", weights)
 
 
 def test_p4_header_matches_json(tmp_path):
@@ -62,12 +70,14 @@ def test_cpp_header_compiles_and_agrees(tmp_path):
     subprocess.check_call([sys.executable, GEN, "cpp", str(hdr)])
     src = tmp_path / "t.cc"
     src.write_text('#include "ccfair-params.h"\n#include <cstdio>\n'
-                   'int main(){std::printf("%lld %g %s\\n",(long long)ccfair::params::NUM_GROUPS,'
-                   'ccfair::params::COCOA_GI_MULTIPLIER,ccfair::params::GROUP_NAMES[2]);}\n')
+                   'int main(){std::printf("%lld %g %s %lld\\n",(long long)ccfair::params::NUM_GROUPS,'
+                   'ccfair::params::COCOA_GI_MULTIPLIER,ccfair::params::GROUP_NAMES[2],'
+                   '(long long)ccfair::params::QUEUES_DWRR_WEIGHTS[15]);}\n')
     exe = tmp_path / "t"
     subprocess.check_call(["g++", "-std=c++17", "-I", str(tmp_path), str(src), "-o", str(exe)])
-    n, mult, name = subprocess.check_output([str(exe)]).decode().split()
+    n, mult, name, w15 = subprocess.check_output([str(exe)]).decode().split()
     p = P.load()
+    assert int(w15) == p["queues"]["dwrr_weights"][15]
     assert int(n) == P.num_groups(p)
     assert float(mult) == p["cocoa"]["gi_multiplier"]
     assert name == P.group_names(p)[2]

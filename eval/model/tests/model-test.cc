@@ -521,20 +521,36 @@ void
 TestController()
 {
     g_ctx = "controller";
-    std::vector<uint32_t> none(8, 0), four(8, 0);
-    four[2] = 4;
-    CHECK(Pipeline::Allocate(16, 8, 1, 1, 4, none) == std::vector<uint32_t>({1, 1, 3, 3, 2, 2, 2, 2}),
-          "no flows: the rest spread over the long-lived groups");
-    CHECK(Pipeline::Allocate(16, 8, 1, 1, 4, four) == std::vector<uint32_t>({1, 1, 4, 4, 3, 1, 1, 1}),
-          "4 delay0 flows: capped at slots_per_group, the excess to the first groups with room (ties: lowest id)");
-    CHECK(Pipeline::Allocate(16, 8, 1, 1, 4, four, QueueLayout::Shared) == std::vector<uint32_t>(8, 1),
+    CHECK(Pipeline::Allocate(16, 8, 1, 1) == std::vector<uint32_t>(8, 1),
+          "isolated: ants 1, mice 1, one queue per long-lived group, the rest unused (D18)");
+    CHECK(Pipeline::Allocate(16, 8, 1, 1, QueueLayout::Shared) == std::vector<uint32_t>(8, 1),
           "shared: one queue per group, whatever the flows");
+    CHECK(Pipeline::Allocate(9, 8, 3, 2) == std::vector<uint32_t>({2, 1, 1, 1, 1, 1, 1, 1}),
+          "guarantees that do not fit give back queues, the larger share first, mice on ties");
     CHECK(Pipeline::FirstQueues(std::vector<uint32_t>(8, 1), QueueLayout::Shared) ==
               std::vector<uint32_t>({0, 1, 2, 2, 2, 2, 2, 2}),
           "shared: every long-lived group starts at queue 2");
-    CHECK(Pipeline::FirstQueues({1, 1, 4, 4, 3, 1, 1, 1}, QueueLayout::Isolated) ==
-              std::vector<uint32_t>({0, 1, 2, 6, 10, 13, 14, 15}),
-          "isolated: groups one after the other");
+    CHECK(Pipeline::FirstQueues(std::vector<uint32_t>(8, 1), QueueLayout::Isolated) ==
+              std::vector<uint32_t>({0, 1, 2, 3, 4, 5, 6, 7}),
+          "isolated without the TM's weights: groups one after the other");
+    // D18: each long-lived group's queue by the TM's DWRR weights (queues 2..15 of the default
+    // weigh 1 1 1 1 1 1 2 3 4 6 8 12 16 24)
+    const std::vector<uint32_t> ladder = {1, 1, 1, 1, 1, 1, 1, 1, 2, 3, 4, 6, 8, 12, 16, 24};
+    std::vector<uint32_t> twoOneOne(8, 0);
+    twoOneOne[2] = 2, twoOneOne[4] = 1, twoOneOne[7] = 1; // delay0 2, loss0 1, hybrid1 1
+    CHECK(Pipeline::IsolatedFirst(std::vector<uint32_t>(8, 1), twoOneOne, {}, ladder) ==
+              std::vector<uint32_t>({0, 1, 8, 4, 2, 5, 6, 3}),
+          "per-flow 2 : 1 : 1 -> weights 2 (queue 8), 1, 1 (queues 2, 3); groups without flows after, "
+          "nearest to a one-flow group's weight: 1, 1, 1");
+    std::vector<uint32_t> eightEight(8, 0);
+    eightEight[2] = 8, eightEight[4] = 8; // 8 delay0, 8 loss0
+    const std::vector<double> w21 = {0, 0, 2, 2, 1, 1, 1, 1};
+    CHECK(Pipeline::IsolatedFirst(std::vector<uint32_t>(8, 1), eightEight, w21, ladder)[2] == 8 &&
+              Pipeline::IsolatedFirst(std::vector<uint32_t>(8, 1), eightEight, w21, ladder)[4] == 2,
+          "delay 2 : loss 1 on 8 + 8 flows: delay0 on a weight-2 queue, loss0 on a weight-1 queue");
+    CHECK(Pipeline::IsolatedFirst(std::vector<uint32_t>(8, 1), eightEight, {}, {1, 1, 1, 1, 1, 1}) ==
+              std::vector<uint32_t>({0, 1, 2, 3, 4, 5, 6, 7}),
+          "fewer queues than groups: ids one after the other (they wrap in the queue map)");
     bool threw = false;
     try
     {
@@ -549,14 +565,6 @@ TestController()
     std::vector<uint32_t> two(8, 0);
     two[2] = 2, two[4] = 2; // 2 delay0, 2 loss0
     const std::vector<double> w31 = {0, 0, 3, 3, 1, 1, 1, 1};
-    std::vector<uint32_t> oneThree(8, 0);
-    oneThree[2] = 1, oneThree[4] = 3; // 1 delay0, 3 loss0; 12 queues: 4 left after one per group
-    CHECK(Pipeline::Allocate(12, 8, 1, 1, 4, oneThree, QueueLayout::Isolated) ==
-              std::vector<uint32_t>({1, 1, 2, 1, 4, 1, 1, 1}),
-          "isolated, per-flow: the 4 queues left dealt 1 : 3 by active flows");
-    CHECK(Pipeline::Allocate(12, 8, 1, 1, 4, oneThree, QueueLayout::Isolated, w31) ==
-              std::vector<uint32_t>({1, 1, 3, 1, 3, 1, 1, 1}),
-          "isolated, delay 3 : loss 1: dealt by flows x weight, 3 : 3");
     CHECK(Pipeline::FairRate(2e7, two, 2, w31) == 2.5e6,
           "weighted fair rate: 20 Mbit/s / (2 x 3 + 2 x 1) = 2.5 Mbit/s for a weight-1 flow");
     CHECK(ParseFamilyWeights("", "weights").empty(), "no weights: per-flow");
@@ -585,7 +593,7 @@ TestController()
     CHECK(c.queue_layout == QueueLayout::Shared, "params queues.layout: shared");
     c.default_rtt_units = 9766;
     c.interval_min_units = c.default_rtt_units; // the interval floor is not this test's subject: at the RTT
-    c.queue_layout = QueueLayout::Isolated; // the slot spread below needs a group's own queues
+    c.queue_layout = QueueLayout::Isolated; // delay0's queue below is its own
     Pipeline p(c);
     // no long-lived flow: the link's bin (100 Mbit/s: 16 log10(10^5 / 10) = 64), not 255 (D7)
     CHECK(p.FairRateBin() == 64, "no long-lived flow: fair_rate_bin " << int(p.FairRateBin()) << ", the link's 64");
@@ -609,7 +617,8 @@ TestController()
     std::set<uint8_t> qs;
     for (uint8_t s = 0; s < 4; ++s)
         qs.insert(p.QueueOf(2, s));
-    CHECK(qs.size() == 4 && p.QueueOf(0, 0) == 0 && p.QueueOf(1, 3) == 1, "delay0's four slots on four queues");
+    CHECK(qs.size() == 1 && p.QueueOf(2, 0) == 2 && p.QueueOf(0, 0) == 0 && p.QueueOf(1, 3) == 1,
+          "delay0's four slots on its one queue, the first after the ants' and mice' (D18)");
     // D8: a FIN and a RST close two of them: they leave delay0 now, enter nothing, and a late
     // packet of a closed flow does not bring it back, nor does the update its next interval end
     // sends (3+ packets in the 8 below: a mouse again by the ant rule, 0 on the slot)

@@ -28,11 +28,12 @@ import java.util.TreeMap;
  * intent's queue layout "shared" (the default) every long-lived group maps to
  * one common queue, so the PV AQM, not the queue count, divides that queue's
  * share among the long-lived flows (3 queues used with the default shares).
- * With "isolated" every long-lived group gets at least one queue of its own and
- * the rest is dealt in proportion to the group's active flows (times its weight
- * for weighted-groups) by largest remainder; DWRR weights stay equal (the TM
- * sets them, not the app), so a flow's share depends on how many flows share
- * its queue.</li>
+ * With "isolated" every long-lived group gets one queue of its own, chosen among
+ * the queues after the ants' and mice' by the DWRR weight the traffic manager
+ * gives it at boot (queues.dwrr_weights, which the app cannot change): the
+ * busy groups' queue weights follow their active flows (times their weights
+ * for weighted-groups), so DWRR gives each flow about the same share whatever
+ * group it is in ({@link #assign}, docs/algorithm.md D18).</li>
  * <li>TVFs: centred on the port's fair-rate bin (the link's bin without
  * long-lived flows), one curve for every group (per-flow) or each family's
  * curve shifted by its weight (weighted-groups), the model-based groups'
@@ -98,9 +99,13 @@ public final class PolicyCompiler {
     private final Map<FairnessIntent, Plan> plans = new java.util.IdentityHashMap<>();
     private final int statsIndices;
     private volatile Cocoa cocoa;
-    // Scratch space of allocateQueues (the compiler is single-threaded).
+    // ln of each queue's DWRR weight (queues.dwrr_weights), for assign.
+    private final double[] lnDwrr;
+    // Scratch space of assign (the compiler is single-threaded).
     private final double[] demand;
-    private final double[] frac;
+    private final int[] order;
+    private final int[] at;
+    private final boolean[] used;
 
     /** What an intent contributes to every port it governs. */
     private static final class Plan {
@@ -191,8 +196,23 @@ public final class PolicyCompiler {
         this.firstModelGroup = params.groupId("hybrid", params.hybridKind("model"));
         this.lastModelGroup = params.groupId("hybrid", params.k() - 1);
         this.modelShift = params.integer("tvf", "model_shift_bins");
+        long[] dwrr = params.integers("queues", "dwrr_weights");
+        if (dwrr.length != numQueues) {
+            throw new IllegalArgumentException("queues.dwrr_weights lists " + dwrr.length
+                    + " weights, queues.per_port is " + numQueues);
+        }
+        this.lnDwrr = new double[numQueues];
+        for (int i = 0; i < numQueues; i++) {
+            if (dwrr[i] < 1 || dwrr[i] > 1023) {
+                throw new IllegalArgumentException("queues.dwrr_weights[" + i + "] = " + dwrr[i]
+                        + " outside the TM's 1..1023");
+            }
+            lnDwrr[i] = Math.log(dwrr[i]);
+        }
         this.demand = new double[numGroups];
-        this.frac = new double[numGroups];
+        this.order = new int[numGroups];
+        this.at = new int[numGroups];
+        this.used = new boolean[numQueues];
         this.familyOfGroup = new String[numGroups];
         this.longLived = new boolean[numGroups];
         for (int g = 0; g < numGroups; g++) {
@@ -647,15 +667,15 @@ public final class PolicyCompiler {
     }
 
     /**
-     * Queues per group for one port.
+     * Queues per group for one port: the ants' and mice' guarantees (given
+     * back, the larger first, where they do not fit), 1 for every long-lived
+     * group (shared: all the same queue; isolated: a queue each).
      *
-     * @param in    governing intent
-     * @param flows active flows per group, or null if unknown
-     * @return queues per group; isolated: summing to Q when Q is at least the
-     *         number of groups; shared: 1 for every long-lived group (all the same queue)
+     * @param in governing intent
+     * @return queues per group
      */
-    public int[] allocateQueues(FairnessIntent in, int[] flows) {
-        return allocate(plan(in), flows);
+    public int[] allocateQueues(FairnessIntent in) {
+        return allocate(plan(in));
     }
 
     /**
@@ -670,8 +690,116 @@ public final class PolicyCompiler {
     }
 
     private QueueSplit split(Plan plan, int[] flows) {
-        int[] q = allocate(plan, flows);
-        return plan.shared ? QueueSplit.shared(q, longLived) : QueueSplit.isolated(q);
+        int[] q = allocate(plan);
+        return plan.shared ? QueueSplit.shared(q, longLived) : assign(q, plan.weight, flows);
+    }
+
+    /**
+     * The isolated layout's split (D18): ants and mice first, then each
+     * long-lived group on the free queue whose DWRR weight makes the busy
+     * groups' weights follow their demand, active flows x weight: of the
+     * scales that put a busy group exactly on a queue's weight, the first
+     * (busy groups by demand, then id; queues by id) with the smallest
+     * largest error |ln(weight / (scale x demand))| when the busy groups, by
+     * demand, each take the free queue nearest their target (lowest id on
+     * ties). Groups without flows then, in id order, the free queue nearest a
+     * one-flow group's target; without any flow known, every group as if it
+     * had one. Fewer queues than groups: one after the other (ids wrap). The
+     * ns-3 model's Pipeline::IsolatedFirst, term for term.
+     */
+    private QueueSplit assign(int[] q, double[] weight, int[] flows) {
+        QueueSplit plain = QueueSplit.isolated(q);
+        int free0 = q[ant] + q[mouse];
+        int nLong = 0;
+        for (int g = 0; g < numGroups; g++) {
+            nLong += longLived[g] ? 1 : 0;
+        }
+        if (free0 + nLong > numQueues) {
+            return plain;
+        }
+        int busy = 0;
+        for (int g = 0; g < numGroups; g++) {
+            int n = flows == null || g >= flows.length ? 0 : Math.max(0, flows[g]);
+            demand[g] = longLived[g] ? n * weightOf(weight, g) : 0.0;
+            if (demand[g] > 0) {
+                order[busy++] = g;
+            }
+        }
+        if (busy == 0) {
+            for (int g = 0; g < numGroups; g++) {
+                if (longLived[g]) {
+                    demand[g] = weightOf(weight, g);
+                    order[busy++] = g;
+                }
+            }
+        }
+        // by demand, ties by id (insertion sort: stable, at most a few groups)
+        for (int i = 1; i < busy; i++) {
+            int g = order[i];
+            int j = i - 1;
+            while (j >= 0 && demand[order[j]] < demand[g]) {
+                order[j + 1] = order[j];
+                j--;
+            }
+            order[j + 1] = g;
+        }
+        int[] best = null;
+        double bestErr = 0;
+        for (int i = 0; i < busy; i++) {
+            for (int qi = free0; qi < numQueues; qi++) {
+                double e = greedy(lnDwrr[qi] - Math.log(demand[order[i]]), busy, free0, weight);
+                if (best == null || e < bestErr - 1e-12) {
+                    bestErr = e;
+                    best = at.clone();
+                }
+            }
+        }
+        int[] first = new int[numGroups];
+        for (int g = 0; g < numGroups; g++) {
+            first[g] = longLived[g] ? best[g] : plain.first(g);
+        }
+        return QueueSplit.isolated(q, first);
+    }
+
+    private static double weightOf(double[] weight, int g) {
+        return weight[g] > 0 ? weight[g] : 1.0;
+    }
+
+    // Busy groups by demand, then the others by id, each on its nearest free queue at scale
+    // exp(lnScale) (into at); the busy groups' largest error.
+    private double greedy(double lnScale, int busy, int free0, double[] weight) {
+        java.util.Arrays.fill(used, false);
+        double worst = 0;
+        for (int i = 0; i < busy; i++) {
+            int g = order[i];
+            double e = nearest(lnScale + Math.log(demand[g]), free0);
+            at[g] = pick;
+            worst = Math.max(worst, e);
+        }
+        for (int g = 0; g < numGroups; g++) {
+            if (longLived[g] && !(demand[g] > 0)) {
+                nearest(lnScale + Math.log(weightOf(weight, g)), free0);
+                at[g] = pick;
+            }
+        }
+        return worst;
+    }
+
+    private int pick;
+
+    // The free queue nearest ln(target) (lowest id on ties) into pick, marked used; its error.
+    private double nearest(double lnTarget, int free0) {
+        pick = -1;
+        double err = 0;
+        for (int qi = free0; qi < numQueues; qi++) {
+            double e = Math.abs(lnDwrr[qi] - lnTarget);
+            if (!used[qi] && (pick < 0 || e < err - 1e-12)) {
+                pick = qi;
+                err = e;
+            }
+        }
+        used[pick] = true;
+        return err;
     }
 
     private Plan plan(FairnessIntent in) {
@@ -693,20 +821,14 @@ public final class PolicyCompiler {
         return p;
     }
 
-    private int[] allocate(Plan plan, int[] flows) {
+    private int[] allocate(Plan plan) {
         int[] q = new int[numGroups];
+        java.util.Arrays.fill(q, 1);
         if (!plan.shared && numQueues < numGroups) {
-            // Fewer queues than groups: one slot each, queue ids wrap (QueueSplit.queueOf).
-            java.util.Arrays.fill(q, 1);
-            return q;
+            return q; // fewer queues than groups: one slot each, queue ids wrap (QueueSplit.queueOf)
         }
         q[ant] = plan.antQueues;
         q[mouse] = plan.miceQueues;
-        for (int g = 0; g < numGroups; g++) {
-            if (g != ant && g != mouse) {
-                q[g] = 1;
-            }
-        }
         // Shared: the long-lived groups' ones are the same queue, so they count once.
         int rest = numQueues - (plan.shared ? q[ant] + q[mouse] + 1 : sum(q));
         // Guarantees that do not fit give back queues, mice first: long-lived groups keep one each.
@@ -718,46 +840,7 @@ public final class PolicyCompiler {
             }
             rest++;
         }
-        if (rest <= 0 || plan.shared) {
-            return q; // shared: the queues left stay unused
-        }
-        double total = 0;
-        for (int g = 0; g < numGroups; g++) {
-            int n = flows == null || g >= flows.length ? 0 : Math.max(0, flows[g]);
-            demand[g] = n * plan.weight[g];
-            total += demand[g];
-        }
-        if (total == 0) {
-            // No long-lived flows seen: spread evenly so the first flows of any group find room.
-            for (int g = 0; g < numGroups; g++) {
-                demand[g] = familyOfGroup[g] != null ? 1.0 : 0.0;
-                total += demand[g];
-            }
-        }
-        // Largest remainder; ties go to the lower group id, so the result is deterministic.
-        int dealt = 0;
-        for (int g = 0; g < numGroups; g++) {
-            double share = rest * demand[g] / total;
-            int whole = (int) Math.floor(share);
-            q[g] += whole;
-            dealt += whole;
-            frac[g] = share - whole;
-        }
-        for (int left = rest - dealt; left > 0; left--) {
-            int best = -1;
-            for (int g = 0; g < numGroups; g++) {
-                if (demand[g] > 0 && frac[g] >= 0 && (best < 0 || frac[g] > frac[best] + 1e-12)) {
-                    best = g;
-                }
-            }
-            if (best < 0) {
-                break;
-            }
-            q[best]++;
-            frac[best] = -1;
-        }
-        capAtSlots(q, demand);
-        return q;
+        return q; // the queues left stay unused
     }
 
     /**
@@ -863,32 +946,6 @@ public final class PolicyCompiler {
         }
         // Unreachable: compileDevice never asks for more profiles than ids.
         throw new IllegalStateException(deviceId + " needs more than " + ids.length + " TVF profiles");
-    }
-
-    // A group cannot use more queues than it has slots; hand the excess to the
-    // long-lived groups with the most demand per queue that still have room.
-    private void capAtSlots(int[] q, double[] demand) {
-        int excess = 0;
-        for (int g = 0; g < numGroups; g++) {
-            if (q[g] > slotsPerGroup) {
-                excess += q[g] - slotsPerGroup;
-                q[g] = slotsPerGroup;
-            }
-        }
-        while (excess > 0) {
-            int best = -1;
-            for (int g = 0; g < numGroups; g++) {
-                if (familyOfGroup[g] != null && q[g] < slotsPerGroup
-                        && (best < 0 || demand[g] / q[g] > demand[best] / q[best])) {
-                    best = g;
-                }
-            }
-            if (best < 0) {
-                return; // every group full: the remaining queues stay unused
-            }
-            q[best]++;
-            excess--;
-        }
     }
 
     private static int sum(int[] a) {

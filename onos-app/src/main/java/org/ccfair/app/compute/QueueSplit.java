@@ -13,8 +13,9 @@ import java.util.Arrays;
  * (modulo the port's queue count) and its queue-map slots are dealt over them
  * round-robin. In the {@link QueueLayout#SHARED shared} layout every
  * long-lived group has the same single queue; in the
- * {@link QueueLayout#ISOLATED isolated} layout groups are laid out one after
- * the other in group-id order.
+ * {@link QueueLayout#ISOLATED isolated} layout each long-lived group has a
+ * queue of its own, chosen by its DWRR weight (PolicyCompiler, D18), or groups
+ * are laid out one after the other in group-id order.
  */
 public final class QueueSplit {
 
@@ -41,6 +42,17 @@ public final class QueueSplit {
             first[g] = base;
             base += queues[g];
         }
+        return new QueueSplit(QueueLayout.ISOLATED, queues, first);
+    }
+
+    /**
+     * Groups on given queues (the isolated layout by DWRR weight, D18).
+     *
+     * @param queues queues per group (owned by the result)
+     * @param first  first queue of each group (owned by the result)
+     * @return the split
+     */
+    public static QueueSplit isolated(int[] queues, int[] first) {
         return new QueueSplit(QueueLayout.ISOLATED, queues, first);
     }
 

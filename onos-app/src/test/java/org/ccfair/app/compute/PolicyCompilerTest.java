@@ -68,34 +68,92 @@ public class PolicyCompilerTest {
         return FairnessIntent.builder(P).id(id).queueLayout(FairnessIntent.QueueLayout.ISOLATED).build();
     }
 
+    private static final long[] DWRR = P.integers("queues", "dwrr_weights");
+
+    // DWRR weight of a group's queue (every slot of it: one queue per group in the isolated layout)
+    private long weightOf(QueueSplit s, int group) {
+        for (int slot = 1; slot < slots; slot++) {
+            assertEquals("group " + group + ": one queue", s.queueOf(group, 0, q), s.queueOf(group, slot, q));
+        }
+        return DWRR[s.queueOf(group, 0, q)];
+    }
+
+    /**
+     * The isolated layout (D18): one queue per long-lived group, after the ants'
+     * and mice', whose TM weight follows the group's active flows.
+     */
     @Test
-    public void queuesFollowActiveFlows() {
+    public void isolatedQueueWeightsFollowActiveFlows() {
         FairnessIntent in = isolated("iso");
         int loss0 = P.groupId("loss", 0);
         int delay0 = P.groupId("delay", 0);
         int[] flows = new int[g];
         flows[loss0] = 30;
         flows[delay0] = 10;
-        int[] a = c.allocateQueues(in, flows);
-        assertEquals(q, java.util.Arrays.stream(a).sum());
-        assertEquals("a group never gets more queues than slots", slots, a[loss0]);
+        int[] a = c.allocateQueues(in);
         for (int i = 0; i < g; i++) {
-            assertTrue(a[i] >= 1);
+            assertEquals("one queue per group", 1, a[i]);
         }
-        // Every long-lived group active, one with three times the flows.
+        QueueSplit s = c.queueSplit(in, flows);
+        assertEquals("30 : 10 flows on weights 3 : 1", 3 * weightOf(s, delay0), weightOf(s, loss0));
+        java.util.Set<Integer> used = new java.util.TreeSet<>();
+        for (int i = 0; i < g; i++) {
+            assertTrue("each group its own queue", used.add(s.queueOf(i, 0, q)));
+        }
+        assertEquals("ants first", 0, s.queueOf((int) P.integer("groups", "ant"), 0, q));
+        assertEquals("then mice", 1, s.queueOf((int) P.integer("groups", "mouse"), 0, q));
+        // Every long-lived group active, one with three times the flows: its queue weighs
+        // more than any other's.
         int[] even = new int[g];
         for (int i = 2; i < g; i++) {
             even[i] = 1;
         }
         even[loss0] = 3;
-        int[] e = c.allocateQueues(in, even);
-        assertEquals(q, java.util.Arrays.stream(e).sum());
-        assertTrue("more flows, more queues: " + java.util.Arrays.toString(e), e[loss0] > e[delay0]);
+        QueueSplit e = c.queueSplit(in, even);
+        for (int i = 2; i < g; i++) {
+            if (i != loss0) {
+                assertTrue("more flows, heavier queue: group " + i, weightOf(e, loss0) > weightOf(e, i));
+            }
+        }
+        // Six groups of equal demand: six queues of one weight.
+        java.util.Arrays.fill(even, 2, g, 5);
+        QueueSplit eq = c.queueSplit(in, even);
+        for (int i = 2; i < g; i++) {
+            assertEquals("equal demand, equal weight: group " + i, weightOf(eq, 2), weightOf(eq, i));
+        }
         // Guarantees for ants and mice.
         FairnessIntent gold = isolated("g").toBuilder(P).minAntShare(0.25).minMiceShare(0.125).build();
-        int[] b = c.allocateQueues(gold, flows);
+        int[] b = c.allocateQueues(gold);
         assertEquals(4, b[(int) P.integer("groups", "ant")]);
         assertEquals(2, b[(int) P.integer("groups", "mouse")]);
+        QueueSplit sg = c.queueSplit(gold, flows);
+        for (int i = 2; i < g; i++) {
+            assertTrue("long-lived groups after the 6 guaranteed queues", sg.queueOf(i, 0, q) >= 6);
+        }
+    }
+
+    @Test
+    public void badDwrrWeightsAreRefused() {
+        com.fasterxml.jackson.databind.node.ObjectNode tree = (com.fasterxml.jackson.databind.node.ObjectNode) P.tree();
+        com.fasterxml.jackson.databind.node.ObjectNode queues =
+                (com.fasterxml.jackson.databind.node.ObjectNode) tree.get("queues");
+        queues.putArray("dwrr_weights").add(1).add(2);
+        try {
+            new PolicyCompiler(CcfairParams.fromTree(tree));
+            org.junit.Assert.fail("two weights for 16 queues accepted");
+        } catch (IllegalArgumentException ex) {
+            assertEquals("queues.dwrr_weights lists 2 weights, queues.per_port is 16", ex.getMessage());
+        }
+        com.fasterxml.jackson.databind.node.ArrayNode w = queues.putArray("dwrr_weights");
+        for (int i = 0; i < q; i++) {
+            w.add(i == 3 ? 0 : 1);
+        }
+        try {
+            new PolicyCompiler(CcfairParams.fromTree(tree));
+            org.junit.Assert.fail("weight 0 accepted");
+        } catch (IllegalArgumentException ex) {
+            assertEquals("queues.dwrr_weights[3] = 0 outside the TM's 1..1023", ex.getMessage());
+        }
     }
 
     /**
@@ -138,7 +196,13 @@ public class PolicyCompilerTest {
 
     private static CcfairParams withQueues(int n) {
         com.fasterxml.jackson.databind.node.ObjectNode tree = (com.fasterxml.jackson.databind.node.ObjectNode) P.tree();
-        ((com.fasterxml.jackson.databind.node.ObjectNode) tree.get("queues")).put("per_port", n);
+        com.fasterxml.jackson.databind.node.ObjectNode queues =
+                (com.fasterxml.jackson.databind.node.ObjectNode) tree.get("queues");
+        queues.put("per_port", n);
+        com.fasterxml.jackson.databind.node.ArrayNode w = queues.putArray("dwrr_weights");
+        for (int i = 0; i < n; i++) {
+            w.add(1);
+        }
         return CcfairParams.fromTree(tree);
     }
 
@@ -255,12 +319,14 @@ public class PolicyCompilerTest {
             flows[i] = 1;
         }
         FairnessIntent wi = w.toBuilder(P).queueLayout(FairnessIntent.QueueLayout.ISOLATED).build();
-        int[] a = c.allocateQueues(wi, flows);
-        assertTrue(java.util.Arrays.toString(a), a[P.groupId("hybrid", 0)] > a[P.groupId("loss", 0)]);
-        a = c.allocateQueues(isolated("iso"), flows);
-        assertEquals("per-flow ignores weights", a[P.groupId("hybrid", 0)], a[P.groupId("loss", 0)]);
-        a = c.allocateQueues(wi, flows);
-        assertTrue(java.util.Arrays.toString(a), a[P.groupId("hybrid", 0)] > a[P.groupId("loss", 0)]);
+        int hybrid0 = P.groupId("hybrid", 0);
+        int loss0 = P.groupId("loss", 0);
+        assertEquals("hybrid 3 : loss 1, one flow each: queue weights 3 : 1",
+                     3 * weightOf(c.queueSplit(wi, flows), loss0), weightOf(c.queueSplit(wi, flows), hybrid0));
+        assertEquals("per-flow ignores weights", weightOf(c.queueSplit(isolated("iso"), flows), loss0),
+                     weightOf(c.queueSplit(isolated("iso"), flows), hybrid0));
+        assertEquals("the plan is per intent, not left over from the last call",
+                     3 * weightOf(c.queueSplit(wi, flows), loss0), weightOf(c.queueSplit(wi, flows), hybrid0));
         int mid = 80;
         TvfProfile tp = c.profile(w, mid);
         TvfProfile base = c.profile(c.defaultIntent(), mid);
