@@ -40,7 +40,7 @@ def gen_cpp(p):
     for section, body in p.items():  # integer lists (flat() leaves them out): constexpr arrays
         if isinstance(body, dict):
             for key, v in body.items():
-                if not key.startswith("_") and isinstance(v, list) and v and all(isinstance(x, int) for x in v):
+                if not key.startswith("_") and isinstance(v, list) and v and all(isinstance(x, int) and not isinstance(x, bool) for x in v):
                     lines.append("constexpr int64_t %s_%s[] = {%s};"
                                  % (section.upper(), key.upper(), ", ".join(str(x) for x in v)))
     names = ", ".join('"%s"' % n for n in P.group_names(p))

@@ -21,6 +21,8 @@ namespace G = ccfair::gen;
 
 static_assert(Pipeline::kSlots == uint32_t(G::SLOT_MASK + 1), "queue_map slots = SLOT_MASK + 1");
 static_assert(uint32_t(P::QUEUES_SLOTS_PER_GROUP) == Pipeline::kSlots, "queues.slots_per_group");
+static_assert(sizeof(P::QUEUES_DWRR_WEIGHTS) / sizeof(P::QUEUES_DWRR_WEIGHTS[0]) == size_t(P::QUEUES_PER_PORT),
+              "queues.dwrr_weights: one per queue");
 static_assert(sizeof(G::RTT_BAND_BOUNDARIES) / sizeof(G::RTT_BAND_BOUNDARIES[0]) == 1,
               "the model's rtt_band has one boundary (policy.rtt_band_boundaries_us)");
 

@@ -28,7 +28,7 @@ namespace ccfair
 enum class QueueLayout : uint8_t
 {
     Shared,   // every long-lived group in one queue per port; ants and mice in their own
-    Isolated, // each long-lived group in queues of its own, dealt by active flows
+    Isolated, // each long-lived group in a queue of its own, picked by the TM's weight (D18)
 };
 /** "shared" or "isolated"; anything else throws std::invalid_argument naming `field` and the
  *  allowed values. */
@@ -46,7 +46,8 @@ struct Config
     uint64_t link_rate_bps;
     uint32_t num_queues;          // queues per port
     uint32_t quantum_bytes;       // DRR quantum of a weight-1 queue (model-only TM stand-in)
-    std::vector<uint32_t> dwrr_weights; // per queue (queues.dwrr_weights; 1 past its end): quantum x weight
+    std::vector<uint32_t> dwrr_weights; // per queue (queues.dwrr_weights, validated by the loader); a
+                                        // model with more queues (NumQueues) weighs the rest 1
     uint32_t flow_table_size;     // power of two: 2^FLOW_IDX_BITS slots
     // ingress port_cfg: default_rtt_us in 1.024 us units. The ONOS app writes
     // params' flow.default_rtt_us number as units (docs/algorithm.md §1).

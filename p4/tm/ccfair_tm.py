@@ -14,7 +14,7 @@ time go through P4Runtime tables and registers, never through the TM):
   * their scheduling: queues.scheduler ("dwrr": all queues at one priority,
     queue q at DWRR weight queues.dwrr_weights[q], the weights the ONOS app's
     isolated layout picks its queues by (docs/algorithm.md D18); "rr": same
-    with equal weights, which leaves that layout's shares to queue counts;
+    with equal weights, which gives that layout's groups equal shares;
     "strict": priority = qid);
   * the egress-to-ingress group-update path: one mirror session per pipe,
     id update.mirror_session_base + pipe, to that pipe's recirculation port

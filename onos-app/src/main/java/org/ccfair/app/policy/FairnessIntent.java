@@ -106,9 +106,9 @@ public final class FairnessIntent {
          */
         SHARED("shared"),
         /**
-         * Each long-lived group in queues of its own, dealt by active flows;
-         * queues keep equal DWRR weights (the app cannot set weights), so a
-         * flow's share depends on how many flows share its queue.
+         * Each long-lived group in a queue of its own, the one whose DWRR
+         * weight (fixed by the TM at boot: the app cannot set weights) follows
+         * the group's active flows x weight (docs/algorithm.md D18).
          */
         ISOLATED("isolated");
 
