@@ -1279,7 +1279,7 @@ Pipeline::IsolatedFirst(const std::vector<uint32_t>& queues, const std::vector<u
     }
     if (busy.empty())
     {
-        // no long-lived flow known: every group as if it held one
+        // no long-lived flow known: every group as if it held one flow (x its weight)
         busy.swap(idle);
         for (uint32_t g : busy)
             d[g] = w(g);
