@@ -80,6 +80,7 @@ public final class PolicyCompiler {
     private final int bdpShift;
     private final String[] familyOfGroup;
     private final boolean[] longLived;
+    private final int numLongLived;
     private final int ant;
     private final int mouse;
     // One TVF family per distinct objective + weights (+ share correction): its curves by centre bin.
@@ -215,10 +216,13 @@ public final class PolicyCompiler {
         this.used = new boolean[numQueues];
         this.familyOfGroup = new String[numGroups];
         this.longLived = new boolean[numGroups];
+        int n = 0;
         for (int g = 0; g < numGroups; g++) {
             familyOfGroup[g] = params.familyOf(g);
             longLived[g] = familyOfGroup[g] != null;
+            n += longLived[g] ? 1 : 0;
         }
+        this.numLongLived = n;
     }
 
     /**
@@ -710,11 +714,7 @@ public final class PolicyCompiler {
     private QueueSplit assign(int[] q, double[] weight, int[] flows) {
         QueueSplit plain = QueueSplit.isolated(q);
         int free0 = q[ant] + q[mouse];
-        int nLong = 0;
-        for (int g = 0; g < numGroups; g++) {
-            nLong += longLived[g] ? 1 : 0;
-        }
-        if (free0 + nLong > numQueues) {
+        if (free0 + numLongLived > numQueues) {
             return plain;
         }
         int busy = 0;
@@ -772,24 +772,21 @@ public final class PolicyCompiler {
         double worst = 0;
         for (int i = 0; i < busy; i++) {
             int g = order[i];
-            double e = nearest(lnScale + Math.log(demand[g]), free0);
-            at[g] = pick;
-            worst = Math.max(worst, e);
+            double lnTarget = lnScale + Math.log(demand[g]);
+            at[g] = nearest(lnTarget, free0);
+            worst = Math.max(worst, Math.abs(lnDwrr[at[g]] - lnTarget));
         }
         for (int g = 0; g < numGroups; g++) {
             if (longLived[g] && !(demand[g] > 0)) {
-                nearest(lnScale + Math.log(weightOf(weight, g)), free0);
-                at[g] = pick;
+                at[g] = nearest(lnScale + Math.log(weightOf(weight, g)), free0);
             }
         }
         return worst;
     }
 
-    private int pick;
-
-    // The free queue nearest ln(target) (lowest id on ties) into pick, marked used; its error.
-    private double nearest(double lnTarget, int free0) {
-        pick = -1;
+    // The free queue nearest ln(target), lowest id on ties; marked used.
+    private int nearest(double lnTarget, int free0) {
+        int pick = -1;
         double err = 0;
         for (int qi = free0; qi < numQueues; qi++) {
             double e = Math.abs(lnDwrr[qi] - lnTarget);
@@ -799,7 +796,7 @@ public final class PolicyCompiler {
             }
         }
         used[pick] = true;
-        return err;
+        return pick;
     }
 
     private Plan plan(FairnessIntent in) {
