@@ -1510,8 +1510,13 @@ Pipeline::ApplyPolicy(const std::vector<uint32_t>& n)
     const std::vector<uint32_t> first =
         shared ? FirstQueues(nq, m_c.queue_layout) : IsolatedFirst(nq, n, w, dwrr);
     for (uint32_t g = 0; g < m_nGroups; ++g)
+    {
+        if (m_policyApplied && g >= 2 && g < n.size() && n[g] > 0 && m_queueMap[g * kSlots] != uint8_t(first[g] % Q))
+            m_diag.queue_moves++, m_diag.queue_moved_flows += n[g];
         for (uint32_t s = 0; s < kSlots; ++s)
             m_queueMap[g * kSlots + s] = uint8_t((first[g] + s % nq[g]) % Q);
+    }
+    m_policyApplied = true;
     // 4. CTV range per queue (PolicyCompiler.ctvRange): the owner group's TVF at the centre bin
     // (not fair_rate_bin, which is of fair >> bdp_shift) + its rounded shift + floor /
     // ceiling bins, clamped to the table; with or without a fair rate (the app never writes the
@@ -1695,6 +1700,7 @@ Pipeline::ResetDiag()
     m_diag.key_collisions = 0;
     m_diag.corr_sum.assign(m_nGroups, 0.0);
     m_diag.corr_rounds = 0;
+    m_diag.queue_moves = m_diag.queue_moved_flows = 0;
 }
 
 uint64_t

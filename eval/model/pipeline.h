@@ -262,6 +262,11 @@ struct Diag
     // the share correction (D13) per group as applied, summed over the correction's rounds
     std::vector<double> corr_sum;
     uint64_t corr_rounds = 0;
+    // long-lived groups with flows whose queue a policy moved (the isolated layout follows their
+    // flow counts, D18; a moved group's packets queued before and after meet different queues),
+    // and the flows they held
+    uint64_t queue_moves = 0;
+    uint64_t queue_moved_flows = 0;
 };
 
 class Pipeline
@@ -447,6 +452,7 @@ class Pipeline
     uint16_t m_updateLimiter = 0;
     // controller-written tables
     std::vector<uint8_t> m_queueMap;          // [group][slot] -> qid
+    bool m_policyApplied = false;             // a policy wrote m_queueMap (moves count from the second)
     std::vector<std::vector<uint16_t>> m_tvf; // [group][bin] -> PV
     uint8_t m_fairRateBin = 255;              // egress port_cfg fair_rate_bin (table default; the controller writes it)
     bool m_haveFair = false;                  // the controller saw a long-lived flow (R* diagnostic)

@@ -449,6 +449,9 @@ def summarise_ccfair(raw, flows, short):
     r = d["rstar_over_fair"]
     out["rstar_over_fair"] = ({k: r[k] for k in ("p10", "p50", "p90", "mean")} if r["n"] else None)
     out["diag_key_collisions"] = d["key_collisions"]
+    # long-lived groups with flows that a policy moved to another queue, and their flows (D18)
+    out["queue_moves"] = d["queue_moves"]
+    out["queue_moved_flows"] = d["queue_moved_flows"]
     # the controller's share correction (docs/algorithm.md D13): mean applied bins per group that had one
     names = group_names()
     out["correction_mean_bins"] = {names[g]: round(v, 3) for g, v in enumerate(d["correction_mean_bins"])

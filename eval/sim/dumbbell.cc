@@ -923,7 +923,8 @@ main(int argc, char* argv[])
         o << ",\"correction_rounds\":" << dg.corr_rounds << ",\"correction_mean_bins\":[";
         for (size_t g = 0; g < dg.corr_sum.size(); ++g)
             o << (g ? "," : "") << (dg.corr_rounds ? dg.corr_sum[g] / double(dg.corr_rounds) : 0.0);
-        o << "]}";
+        // the isolated layout's queue moves (D18)
+        o << "],\"queue_moves\":" << dg.queue_moves << ",\"queue_moved_flows\":" << dg.queue_moved_flows << "}";
     }
     if (aqm == "ccfair")
     {

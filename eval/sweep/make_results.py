@@ -419,13 +419,18 @@ def weighted_section(weighted, wall=None):
       "of the goodputs within each family, lowest over the seeds. *in family* = share of the measured interval "
       "the family's flows spent in a group of their own family (the groups the intent's weight applies to), mean "
       "over flows and seeds: a flow the classifier puts elsewhere gets that group's weight, not its own; *most time "
-      "in* = the group each family spent most of that interval in, and its share. "
+      "in* = the group each family spent most of that interval in, and its share. *moves /s* = how often a "
+      "policy moved a long-lived group that had flows to another queue, per measured second, and the flows it "
+      "held (`queue_moves`, `queue_moved_flows`; docs/eval.md), mean over the seeds: always 0 in `shared`; in "
+      "`isolated` a group moves when the flow counts change, and its packets queued before and after meet "
+      "different queues. "
       "Utilisation mean, p99 queuing delay highest over the seeds. Goal (issue 23): every intent within ± 15 %% "
       "of its asked ratio, JFI in each family ≥ 0.95.%s\n"
       % (WEIGHTED[0][1][0][1], WEIGHT_RUN["rtt_ms"], WEIGHT_LINK["rate_mbps"], WEIGHT_LINK["buffer_pkts"],
          WEIGHT_RUN["duration_s"], WEIGHT_RUN["warmup_s"], " / ".join(str(x) for x in WEIGHT_SEEDS),
          " **EVAL_QUICK: 20 Mbit/s, 10 s, one seed.**" if QUICK else ""))
     rows, met, outside = [], [], {}
+    measured = WEIGHT_RUN["duration_s"] - WEIGHT_RUN["warmup_s"]
     for label, pop, intents in WEIGHTED:
         for weights in intents:
             for layout in WEIGHT_LAYOUTS:
@@ -454,10 +459,12 @@ def weighted_section(weighted, wall=None):
                              " / ".join("%s %.2f" % (f, j) for f, j in zip(fams, jf)),
                              " / ".join("%s %.0f %%" % (f, 100 * c) for f, c in zip(fams, cl)),
                              " / ".join(most),
+                             "%.1f (%.0f flows)" % tuple(statistics.mean(r[k] for r in runs) / measured
+                                                         for k in ("queue_moves", "queue_moved_flows")),
                              pct(statistics.mean(r["utilization"] for r in runs)),
                              "%.1f" % max(r["qdelay_p99_ms"] for r in runs)])
     w(md_table(["population", "intent", "layout", "asked", "delivered", "error", "JFI in family",
-                "in family", "most time in", "util. %", "p99 ms"], rows))
+                "in family", "most time in", "moves /s", "util. %", "p99 ms"], rows))
     w("")
     w("Weighted runs within ± 15 %% of the asked ratio with JFI ≥ 0.95 in both families: %d of %d.\n"
       % (sum(met), len(met)))

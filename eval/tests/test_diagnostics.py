@@ -51,6 +51,8 @@ def test_drops_by_reason_add_up(tmp_path):
     bound = ce._params()["controller"]["correction_max_bins"]
     assert set(res["correction_mean_bins"]) <= set(ce.group_names()[2:])
     assert all(abs(v) <= bound for v in res["correction_mean_bins"].values())
+    # the shared layout (the scenario's, by default) never moves a long-lived group's queue
+    assert res["queue_moves"] == 0 and res["queue_moved_flows"] == 0
 
 
 @needs_model

@@ -147,8 +147,10 @@ def fake_weighted(deliver, in_family):
                 fam = mr.family_of(f["cc"])
                 flows.append({"cc": f["cc"], "goodput_mbps": deliver(w, fam),
                               "group_timeline": [[0.5, fam + "0"]] if in_family else []})
+            moves = 30 if s.get("queue_layout") == "isolated" else 0  # 2 a second over 15 measured s
             res.append({"name": s["name"], "aqm": "ccfair", "jfi": 1.0, "utilization": 0.97,
-                        "qdelay_p99_ms": 3.0 + s["seed"], "flows": flows})
+                        "qdelay_p99_ms": 3.0 + s["seed"], "flows": flows,
+                        "queue_moves": moves, "queue_moved_flows": 4 * moves})
         return res, 0.0, len(scenarios)
     return run_many
 
@@ -171,7 +173,10 @@ def test_weighted_section_delivered_as_asked(tmp_path, monkeypatch):
     assert r[3] == "0.50" and r[4].startswith("0.50 [0.50") and r[5] == "+0 %"
     assert r[6] == "delay 1.00 / loss 1.00" and r[7] == "delay 100 % / loss 100 %"
     assert by[("8 Cubic + 8 BBR", "loss 3 : hybrid 1", "shared")][3] == "3.00"
-    assert r[10].strip(" |") == "%.1f" % (3.0 + max(mr.WEIGHT_SEEDS))  # p99: the highest over the seeds
+    assert r[11].strip(" |") == "%.1f" % (3.0 + max(mr.WEIGHT_SEEDS))  # p99: the highest over the seeds
+    measured = mr.WEIGHT_RUN["duration_s"] - mr.WEIGHT_RUN["warmup_s"]
+    assert r[9] == "%.1f (%.0f flows)" % (30 / measured, 120 / measured)  # moves per measured second
+    assert by[("8 Vegas + 8 Cubic", "delay 1 : loss 2", "shared")][9] == "0.0 (0 flows)"
     n = sum(len(x[2]) - 1 for x in mr.WEIGHTED) * len(mr.WEIGHT_LAYOUTS)
     assert "ratio with JFI ≥ 0.95 in both families: %d of %d." % (n, n) in s9
 

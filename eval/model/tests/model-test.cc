@@ -551,6 +551,36 @@ TestController()
     CHECK(Pipeline::IsolatedFirst(std::vector<uint32_t>(8, 1), eightEight, {}, {1, 1, 1, 1, 1, 1}) ==
               std::vector<uint32_t>({0, 1, 2, 3, 4, 5, 6, 7}),
           "fewer queues than groups: ids one after the other (they wrap in the queue map)");
+    // Queue moves (Diag::queue_moves): 4 loss0 + 1 loss1 put loss0 on weight 4 (queue 10) and
+    // loss1 on weight 1 (queue 2), the first exact scale; with a second loss1 flow the first
+    // exact scale puts loss0 on weight 2 (queue 8) and loss1 stays: one move of 4 flows. (The
+    // constructor's policy, without flows, comes first: the counts are compared after the
+    // first one here.)
+    {
+        Config mc = Config::Defaults();
+        mc.queue_layout = QueueLayout::Isolated;
+        mc.dwrr_weights = ladder;
+        Pipeline mp(mc);
+        std::vector<uint32_t> fl(8, 0);
+        fl[4] = 4, fl[5] = 1;
+        mp.ApplyPolicy(fl);
+        const uint64_t m0 = mp.Diagnostics().queue_moves, f0 = mp.Diagnostics().queue_moved_flows;
+        CHECK(mp.QueueOf(4, 0) == 10 && mp.QueueOf(5, 0) == 2,
+              "4 + 1 flows: loss0 queue " << int(mp.QueueOf(4, 0)) << " (want 10), loss1 " << int(mp.QueueOf(5, 0))
+                                          << " (want 2)");
+        fl[5] = 2;
+        mp.ApplyPolicy(fl);
+        CHECK(mp.QueueOf(4, 0) == 8 && mp.QueueOf(5, 0) == 2 && mp.Diagnostics().queue_moves - m0 == 1 &&
+                  mp.Diagnostics().queue_moved_flows - f0 == 4,
+              "4 + 2 flows: loss0 moves to queue 8: got " << int(mp.QueueOf(4, 0)) << ", moves "
+                                                          << mp.Diagnostics().queue_moves - m0 << " of "
+                                                          << mp.Diagnostics().queue_moved_flows - f0
+                                                          << " flows (want 1 of 4)");
+        mp.ApplyPolicy(fl);
+        CHECK(mp.Diagnostics().queue_moves - m0 == 1, "the same flows again: no move");
+        mp.ResetDiag();
+        CHECK(mp.Diagnostics().queue_moves == 0 && mp.Diagnostics().queue_moved_flows == 0, "ResetDiag zeroes the moves");
+    }
     bool threw = false;
     try
     {
