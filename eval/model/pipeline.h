@@ -262,9 +262,9 @@ struct Diag
     // the share correction (D13) per group as applied, summed over the correction's rounds
     std::vector<double> corr_sum;
     uint64_t corr_rounds = 0;
-    // long-lived groups with flows whose queue a policy moved (the isolated layout follows their
-    // flow counts, D18; a moved group's packets queued before and after meet different queues),
-    // and the flows they held
+    // long-lived groups that have flows after a policy that moved their queue (the isolated layout
+    // follows their flow counts, D18; a moved group's packets queued before and after meet
+    // different queues), and those flows
     uint64_t queue_moves = 0;
     uint64_t queue_moved_flows = 0;
 };

@@ -419,11 +419,12 @@ def weighted_section(weighted, wall=None):
       "of the goodputs within each family, lowest over the seeds. *in family* = share of the measured interval "
       "the family's flows spent in a group of their own family (the groups the intent's weight applies to), mean "
       "over flows and seeds: a flow the classifier puts elsewhere gets that group's weight, not its own; *most time "
-      "in* = the group each family spent most of that interval in, and its share. *moves /s* = how often a "
-      "policy moved a long-lived group that had flows to another queue, per measured second, and the flows it "
-      "held (`queue_moves`, `queue_moved_flows`; docs/eval.md), mean over the seeds: always 0 in `shared`; in "
-      "`isolated` a group moves when the flow counts change, and its packets queued before and after meet "
-      "different queues. "
+      "in* = the group each family spent most of that interval in, and its share. *moves /s (flows /s)* = how often a "
+      "policy moved a long-lived group that has flows after it to another queue, per measured second, and "
+      "those flows per second (`queue_moves`, `queue_moved_flows`; docs/eval.md), mean over the seeds: always "
+      "0 in `shared`; in `isolated` a group moves when the flow counts change, and its packets queued before "
+      "and after meet different queues (the model's controller applies a policy every 100 ms, the app every "
+      "1 s). "
       "Utilisation mean, p99 queuing delay highest over the seeds. Goal (issue 23): every intent within ± 15 %% "
       "of its asked ratio, JFI in each family ≥ 0.95.%s\n"
       % (WEIGHTED[0][1][0][1], WEIGHT_RUN["rtt_ms"], WEIGHT_LINK["rate_mbps"], WEIGHT_LINK["buffer_pkts"],
@@ -459,12 +460,12 @@ def weighted_section(weighted, wall=None):
                              " / ".join("%s %.2f" % (f, j) for f, j in zip(fams, jf)),
                              " / ".join("%s %.0f %%" % (f, 100 * c) for f, c in zip(fams, cl)),
                              " / ".join(most),
-                             "%.1f (%.0f flows)" % tuple(statistics.mean(r[k] for r in runs) / measured
+                             "%.1f (%.0f)" % tuple(statistics.mean(r[k] for r in runs) / measured
                                                          for k in ("queue_moves", "queue_moved_flows")),
                              pct(statistics.mean(r["utilization"] for r in runs)),
                              "%.1f" % max(r["qdelay_p99_ms"] for r in runs)])
     w(md_table(["population", "intent", "layout", "asked", "delivered", "error", "JFI in family",
-                "in family", "most time in", "moves /s", "util. %", "p99 ms"], rows))
+                "in family", "most time in", "moves /s (flows /s)", "util. %", "p99 ms"], rows))
     w("")
     w("Weighted runs within ± 15 %% of the asked ratio with JFI ≥ 0.95 in both families: %d of %d.\n"
       % (sum(met), len(met)))

@@ -578,8 +578,28 @@ TestController()
                                                           << " flows (want 1 of 4)");
         mp.ApplyPolicy(fl);
         CHECK(mp.Diagnostics().queue_moves - m0 == 1, "the same flows again: no move");
+        // loss1 empties: loss0 alone takes the first weight-1 queue (2, a move of 4 flows); loss1,
+        // now without flows, moves too (after delay0 and delay1, to 5) but is not counted
+        fl[5] = 0;
+        mp.ApplyPolicy(fl);
+        CHECK(mp.QueueOf(4, 0) == 2 && mp.QueueOf(5, 0) == 5 && mp.Diagnostics().queue_moves - m0 == 2 &&
+                  mp.Diagnostics().queue_moved_flows - f0 == 8,
+              "loss1 empties: loss0 queue " << int(mp.QueueOf(4, 0)) << " (want 2), loss1 " << int(mp.QueueOf(5, 0))
+                                            << " (want 5), moves " << mp.Diagnostics().queue_moves - m0 << " of "
+                                            << mp.Diagnostics().queue_moved_flows - f0 << " flows (want 2 of 8)");
         mp.ResetDiag();
         CHECK(mp.Diagnostics().queue_moves == 0 && mp.Diagnostics().queue_moved_flows == 0, "ResetDiag zeroes the moves");
+        // the shared layout's long-lived queue is fixed: the same counts move nothing there
+        Config sc = mc;
+        sc.queue_layout = QueueLayout::Shared;
+        Pipeline sp(sc);
+        for (const uint32_t loss1 : {1u, 2u, 0u})
+        {
+            fl[5] = loss1;
+            sp.ApplyPolicy(fl);
+        }
+        CHECK(sp.Diagnostics().queue_moves == 0 && sp.QueueOf(4, 0) == 2,
+              "shared: moves " << sp.Diagnostics().queue_moves << " (want 0), loss0 on queue " << int(sp.QueueOf(4, 0)));
     }
     bool threw = false;
     try
