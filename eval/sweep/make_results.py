@@ -298,7 +298,8 @@ def run_unseen():
 
 
 def seed_scenarios():
-    """Section 8: ([scenario], [(label, aqm, seed)]): the demo file and section 3's mixes on every seed."""
+    """Section 8: ([scenario], [(label, aqm, seed)]): the demo file, section 3's mixes, section 6's
+    runs and section 7's unseen files on every seed."""
     scns, keys = [], []
     for seed in SEEDS:
         for aqm in SEED_AQMS:
@@ -311,7 +312,15 @@ def seed_scenarios():
             for aqm in SEED_AQMS:
                 scns.append(short_scenario(row, aqm, seed))
                 keys.append((short_seed_label(row), aqm, seed))
+        for path in unseen_files():
+            for aqm in SEED_AQMS:
+                scns.append(scenario_file(path, aqm, seed))
+                keys.append((unseen_seed_label(path), aqm, seed))
     return scns, keys
+
+
+def unseen_seed_label(path):
+    return "unseen: %s" % os.path.splitext(os.path.basename(path))[0]
 
 
 def short_seed_label(row):
@@ -320,7 +329,7 @@ def short_seed_label(row):
 
 def seed_labels():
     return (["demo (demo.json)"] + ["%d-flow mix: %s" % (MIX_RUN["flows"], m[0]) for m in MIXES]
-            + [short_seed_label(row) for row in SHORT])
+            + [short_seed_label(row) for row in SHORT] + [unseen_seed_label(p) for p in unseen_files()])
 
 
 def run_seeds():
@@ -828,10 +837,10 @@ def seed_section(seeds, wall=None, fresh1=None):
     labels = list(dict.fromkeys(k[0] for k in seeds))
     sd = " / ".join(str(x) for x in SEEDS)
     w("## 8. Seed spread\n")
-    w("How much one seed says: the demo (`eval/scenarios/demo.json` as is: %s), section 3's %d-flow mixes and "
-      "section 6's runs (their JFI over the long-lived flows), unchanged but for the seed (ns-3's run number: it sets each flow's start jitter in [0, 10 ms) and every "
+    w("How much one seed says: the demo (`eval/scenarios/demo.json` as is: %s), section 3's %d-flow mixes, "
+      "section 6's runs (their JFI over the long-lived flows) and section 7's files, unchanged but for the seed (ns-3's run number: it sets each flow's start jitter in [0, 10 ms) and every "
       "other random stream), on seeds %s with %s. Seed 1 is the seed of `make run` (the demo), of section 3 "
-      "(the mixes) and of section 6; sections 1–4 are all single-seed. *spread* = max − min of the JFI over the "
+      "(the mixes), of section 6 and of every section 7 file; sections 1–4 are all single-seed. *spread* = max − min of the JFI over the "
       "seeds; utilisation and p99 queuing delay are means over the seeds. *mean* / *worst* over the %d "
       "scenarios (worst: lowest JFI per seed, largest spread, lowest utilisation, highest p99).%s\n"
       % (setup(scenario_file(DEMO, "fifo")), MIX_RUN["flows"], sd, ", ".join(SEED_AQMS), len(labels),

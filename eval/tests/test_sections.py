@@ -32,7 +32,8 @@ def test_unseen_files_validate(path):
 
 def test_seed_one_is_section_three():
     """Section 8's seed-1 mixes have section 3's simulator arguments, hence its cache entries
-    (and its short-flow run section 6's); seeds 2 and 3 differ from them in --seed only."""
+    (its short-flow runs section 6's, its unseen files section 7's); seeds 2 and 3 differ from
+    them in --seed only."""
     s3, k3 = mr.mix_scenarios()
     s8, k8 = mr.seed_scenarios()
     path = lambda s: runner.cache_path("h", s, "sim")  # noqa: E731
@@ -57,6 +58,17 @@ def test_seed_one_is_section_three():
             for seed in mr.SEEDS[1:]:
                 diff = set(ce.sim_args(short8[(mr.short_seed_label(row), aqm, seed)])) ^ set(ce.sim_args(six))
                 assert diff == {"--seed=1", "--seed=%d" % seed}
+    # section 7's files on every seed; seed 1 is each file's own (every file is written with seed 1)
+    unseen8 = {k: s for s, k in zip(s8, k8) if k[0].startswith("unseen: ")}
+    assert len(unseen8) == len(mr.unseen_files()) * len(mr.SEEDS) * len(mr.SEED_AQMS) > 0
+    for p in mr.unseen_files():
+        for aqm in mr.SEED_AQMS:
+            seven = mr.scenario_file(p, aqm)
+            assert path(unseen8[(mr.unseen_seed_label(p), aqm, 1)]) == path(seven), p
+            for seed in mr.SEEDS[1:]:
+                diff = set(ce.sim_args(unseen8[(mr.unseen_seed_label(p), aqm, seed)])) ^ set(ce.sim_args(seven))
+                assert diff == {"--seed=1", "--seed=%d" % seed}
+    assert mr.seed_labels() == list(dict.fromkeys(k[0] for k in k8))
 
 
 FAKE_FCT_SCALE = {"fifo": 3.0, "fq_codel": 1.0, "ccfair": 1.25}
@@ -96,7 +108,7 @@ def test_sections_markdown_without_simulating(tmp_path, monkeypatch):
         assert "`%s`" % os.path.splitext(os.path.basename(f))[0] in s7
     jfi8, fct8 = s8.split("Section 6's web flows under 100 KB")
     rows8 = [r for r in jfi8.splitlines() if r.startswith("| ") and not r.startswith("| scenario")]
-    assert len(rows8) == 1 + len(mr.MIXES) + len(mr.SHORT) + 2  # demo, mixes, the short-flow runs; mean, worst
+    assert len(rows8) == 1 + len(mr.MIXES) + len(mr.SHORT) + len(mr.unseen_files()) + 2  # demo, mixes, short flows, unseen; mean, worst
     # FCTs: per seed, and pooled over the seeds (nearest rank over 100 flows per seed)
     fct_rows = [[c.strip() for c in r.split("|")[1:-1]] for r in fct8.splitlines()
                 if r.startswith("| ") and not r.startswith("| scenario")]
