@@ -282,13 +282,18 @@ def unseen_files():
     return sorted(glob.glob(os.path.join(UNSEEN_DIR, "*.json")))
 
 
+def unseen_stem(path):
+    """A section 7 file's name in its tables: the file name without .json."""
+    return os.path.splitext(os.path.basename(path))[0]
+
+
 def run_unseen():
     """Section 7: {(file stem, aqm): result}, every eval/scenarios/unseen/*.json under every UNSEEN_AQMS."""
     scns, keys = [], []
     for path in unseen_files():
         for aqm in UNSEEN_AQMS:
             scns.append(scenario_file(path, aqm))
-            keys.append((os.path.splitext(os.path.basename(path))[0], aqm))
+            keys.append((unseen_stem(path), aqm))
     # the most simulated bits first, FIFO first among equals (heavy loss: ns-3's SACK scoreboard)
     order = sorted(range(len(scns)), key=lambda i: (-scns[i]["rate_mbps"] * scns[i]["duration_s"],
                                                     keys[i][1] != "fifo"))
@@ -320,7 +325,7 @@ def seed_scenarios():
 
 
 def unseen_seed_label(path):
-    return "unseen: %s" % os.path.splitext(os.path.basename(path))[0]
+    return "unseen: %s" % unseen_stem(path)
 
 
 def short_seed_label(row):

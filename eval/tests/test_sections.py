@@ -37,37 +37,32 @@ def test_seed_one_is_section_three():
     s3, k3 = mr.mix_scenarios()
     s8, k8 = mr.seed_scenarios()
     path = lambda s: runner.cache_path("h", s, "sim")  # noqa: E731
-    mixes8 = {(lb, a, seed): s for s, (lb, a, seed) in zip(s8, k8) if "mix" in lb}
-    for s, (label, aqm) in zip(s3, k3):
-        one = mixes8[("%d-flow mix: %s" % (mr.MIX_RUN["flows"], label), aqm, 1)]
-        assert path(one) == path(s)
+    runs8 = {k: s for s, k in zip(s8, k8)}
+
+    def same_but_seed(label, aqm, base):
+        """Seed 1 of `label` is `base`'s cache entry; the other seeds differ from it in --seed only."""
+        assert path(runs8[(label, aqm, 1)]) == path(base), label
         for seed in mr.SEEDS[1:]:
-            other = mixes8[("%d-flow mix: %s" % (mr.MIX_RUN["flows"], label), aqm, seed)]
-            diff = set(ce.sim_args(other)) ^ set(ce.sim_args(s))
-            assert diff == {"--seed=1", "--seed=%d" % seed}
+            diff = set(ce.sim_args(runs8[(label, aqm, seed)])) ^ set(ce.sim_args(base))
+            assert diff == {"--seed=1", "--seed=%d" % seed}, (label, seed)
+
+    for s, (label, aqm) in zip(s3, k3):
+        same_but_seed("%d-flow mix: %s" % (mr.MIX_RUN["flows"], label), aqm, s)
     demo = [s for s, (lb, _, _) in zip(s8, k8) if lb.startswith("demo")]
     assert len(demo) == len(mr.SEEDS) * len(mr.SEED_AQMS)
     assert sorted({s["seed"] for s in demo}) == mr.SEEDS
     # section 6's runs on every seed; seed 1 is section 6's own cache entry
-    short8 = {k: s for s, k in zip(s8, k8) if k[0].startswith("short flows")}
+    short8 = [k for k in k8 if k[0].startswith("short flows")]
     assert len(short8) == len(mr.SHORT) * len(mr.SEEDS) * len(mr.SEED_AQMS)
     for row in mr.SHORT:
         for aqm in mr.SEED_AQMS:
-            six = mr.short_scenario(row, aqm)
-            assert path(short8[(mr.short_seed_label(row), aqm, 1)]) == path(six)
-            for seed in mr.SEEDS[1:]:
-                diff = set(ce.sim_args(short8[(mr.short_seed_label(row), aqm, seed)])) ^ set(ce.sim_args(six))
-                assert diff == {"--seed=1", "--seed=%d" % seed}
+            same_but_seed(mr.short_seed_label(row), aqm, mr.short_scenario(row, aqm))
     # section 7's files on every seed; seed 1 is each file's own (every file is written with seed 1)
-    unseen8 = {k: s for s, k in zip(s8, k8) if k[0].startswith("unseen: ")}
+    unseen8 = [k for k in k8 if k[0].startswith("unseen: ")]
     assert len(unseen8) == len(mr.unseen_files()) * len(mr.SEEDS) * len(mr.SEED_AQMS) > 0
     for p in mr.unseen_files():
         for aqm in mr.SEED_AQMS:
-            seven = mr.scenario_file(p, aqm)
-            assert path(unseen8[(mr.unseen_seed_label(p), aqm, 1)]) == path(seven), p
-            for seed in mr.SEEDS[1:]:
-                diff = set(ce.sim_args(unseen8[(mr.unseen_seed_label(p), aqm, seed)])) ^ set(ce.sim_args(seven))
-                assert diff == {"--seed=1", "--seed=%d" % seed}
+            same_but_seed(mr.unseen_seed_label(p), aqm, mr.scenario_file(p, aqm))
     assert mr.seed_labels() == list(dict.fromkeys(k[0] for k in k8))
 
 
@@ -105,7 +100,7 @@ def test_sections_markdown_without_simulating(tmp_path, monkeypatch):
     rows7 = [r for r in s7.splitlines() if r.startswith("| ") and not r.startswith("| scenario")]
     assert len(rows7) == len(mr.unseen_files()) + 2
     for f in mr.unseen_files():
-        assert "`%s`" % os.path.splitext(os.path.basename(f))[0] in s7
+        assert "`%s`" % mr.unseen_stem(f) in s7
     jfi8, fct8 = s8.split("Section 6's web flows under 100 KB")
     rows8 = [r for r in jfi8.splitlines() if r.startswith("| ") and not r.startswith("| scenario")]
     assert len(rows8) == 1 + len(mr.MIXES) + len(mr.SHORT) + len(mr.unseen_files()) + 2  # demo, mixes, short flows, unseen; mean, worst
