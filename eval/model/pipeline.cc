@@ -278,6 +278,7 @@ Pipeline::Pipeline(const Config& c, uint64_t seed)
     m_pgFlowEnter.assign(size_t(1) << 14, 0);
     m_pgFlowLeave.assign(size_t(1) << 14, 0);
     m_q.assign(m_c.num_queues, QueueState{});
+    m_c.dwrr_weights.resize(m_c.num_queues, 1); // a model with more queues (NumQueues) weighs the rest 1
     m_g.assign(m_nGroups, GroupStats{});
     m_queueMap.assign(size_t(m_nGroups) * kSlots, 0);
     m_tvf.assign(m_nGroups, std::vector<uint16_t>(m_c.tvf_steps, uint16_t(m_c.pv_max)));
@@ -1025,7 +1026,7 @@ Pipeline::Dequeue(uint64_t now_ns)
         const Bridged b = q.fifo.front();
         if (q.deficit < int32_t(b.size))
         {
-            q.deficit += int32_t(m_c.quantum_bytes * (qi < m_c.dwrr_weights.size() ? m_c.dwrr_weights[qi] : 1u));
+            q.deficit += int32_t(m_c.quantum_bytes * m_c.dwrr_weights[qi]);
             m_active.pop_front();
             m_active.push_back(qi);
             continue;
@@ -1319,6 +1320,8 @@ Pipeline::IsolatedFirst(const std::vector<uint32_t>& queues, const std::vector<u
     for (uint32_t g : busy)
         for (uint32_t q = free0; q < Q; ++q)
         {
+            if (q > free0 && dwrr[q] == dwrr[q - 1])
+                continue; // the scale just tried: the same placement
             const double e = greedy(lnW[q] - std::log(d[g]), at);
             if (best.empty() || e < bestErr - 1e-12)
                 bestErr = e, best = at;
@@ -1504,19 +1507,15 @@ Pipeline::ApplyPolicy(const std::vector<uint32_t>& n)
     const auto share = [&](double s) { return std::max<uint32_t>(1, uint32_t(std::ceil(s * Q - 1e-9))); };
     const std::vector<uint32_t> nq = Allocate(Q, m_nGroups, share(P::POLICY_DEFAULT_MIN_ANT_SHARE),
                                               share(P::POLICY_DEFAULT_MIN_MICE_SHARE), m_c.queue_layout);
-    std::vector<uint32_t> dwrr(Q, 1);
-    for (uint32_t qi = 0; qi < Q && qi < m_c.dwrr_weights.size(); ++qi)
-        dwrr[qi] = m_c.dwrr_weights[qi];
     const std::vector<uint32_t> first =
-        shared ? FirstQueues(nq, m_c.queue_layout) : IsolatedFirst(nq, n, w, dwrr);
+        shared ? FirstQueues(nq, m_c.queue_layout) : IsolatedFirst(nq, n, w, m_c.dwrr_weights);
     for (uint32_t g = 0; g < m_nGroups; ++g)
     {
-        if (m_policyApplied && g >= 2 && g < n.size() && n[g] > 0 && m_queueMap[g * kSlots] != uint8_t(first[g] % Q))
+        if (g >= 2 && g < n.size() && n[g] > 0 && m_queueMap[g * kSlots] != uint8_t(first[g] % Q))
             m_diag.queue_moves++, m_diag.queue_moved_flows += n[g];
         for (uint32_t s = 0; s < kSlots; ++s)
             m_queueMap[g * kSlots + s] = uint8_t((first[g] + s % nq[g]) % Q);
     }
-    m_policyApplied = true;
     // 4. CTV range per queue (PolicyCompiler.ctvRange): the owner group's TVF at the centre bin
     // (not fair_rate_bin, which is of fair >> bdp_shift) + its rounded shift + floor /
     // ceiling bins, clamped to the table; with or without a fair rate (the app never writes the

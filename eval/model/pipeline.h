@@ -46,8 +46,8 @@ struct Config
     uint64_t link_rate_bps;
     uint32_t num_queues;          // queues per port
     uint32_t quantum_bytes;       // DRR quantum of a weight-1 queue (model-only TM stand-in)
-    std::vector<uint32_t> dwrr_weights; // per queue (queues.dwrr_weights, validated by the loader); a
-                                        // model with more queues (NumQueues) weighs the rest 1
+    std::vector<uint32_t> dwrr_weights; // per queue (queues.dwrr_weights, validated by the loader); the
+                                        // Pipeline pads a model with more queues (NumQueues) with 1s
     uint32_t flow_table_size;     // power of two: 2^FLOW_IDX_BITS slots
     // ingress port_cfg: default_rtt_us in 1.024 us units. The ONOS app writes
     // params' flow.default_rtt_us number as units (docs/algorithm.md §1).
@@ -452,7 +452,6 @@ class Pipeline
     uint16_t m_updateLimiter = 0;
     // controller-written tables
     std::vector<uint8_t> m_queueMap;          // [group][slot] -> qid
-    bool m_policyApplied = false;             // a policy wrote m_queueMap (moves count from the second)
     std::vector<std::vector<uint16_t>> m_tvf; // [group][bin] -> PV
     uint8_t m_fairRateBin = 255;              // egress port_cfg fair_rate_bin (table default; the controller writes it)
     bool m_haveFair = false;                  // the controller saw a long-lived flow (R* diagnostic)

@@ -747,6 +747,9 @@ public final class PolicyCompiler {
         double bestErr = 0;
         for (int i = 0; i < busy; i++) {
             for (int qi = free0; qi < numQueues; qi++) {
+                if (qi > free0 && lnDwrr[qi] == lnDwrr[qi - 1]) {
+                    continue; // the scale just tried: the same placement
+                }
                 double e = greedy(lnDwrr[qi] - Math.log(demand[order[i]]), busy, free0, weight);
                 if (best == null || e < bestErr - 1e-12) {
                     bestErr = e;
