@@ -328,7 +328,6 @@ class Pipeline
     uint64_t RstarSamples() const;
 
     // --- controller writes
-    Config& MutableCfg() { return m_c; }
     void SetQueueCtv(uint8_t q, uint16_t ctv) { m_q[q].q_ctv = ctv; }
     void SetQueueCtvRange(uint8_t q, uint16_t lo, uint16_t hi) { m_q[q].ctv_lo = lo, m_q[q].ctv_hi = hi; }
     /** The controller's fair rate: TVFs centred on it and fair_rate_bin = bin(bps >> bdp_shift). */
