@@ -18,6 +18,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 import ccfair_eval as ce  # noqa: E402
 
 CACHE = os.environ.get("EVAL_CACHE", os.path.join(ce.EVAL, "build", "sweep-cache"))
+# cache entries this process wrote, and cache hits on entries it did not: a run from an empty
+# cache still hits its own entries (a section repeating another's runs), and is not resumed
+_written = set()
+_earlier = []
 
 
 def jobs():
@@ -89,9 +93,12 @@ def run_many(scenarios, label="sweep", timeline_ms=0):
             with open(path) as fh:
                 res = json.load(fh)
             res["name"] = s["name"]  # the key covers what was simulated, not the label
+            if path not in _written:
+                _earlier.append(path)
         else:
             res = ce.run(s, timeline_ms, sim)
             executed.append(1)
+            _written.add(path)
             with open(path + ".tmp", "w") as fh:
                 json.dump(res, fh)
             os.replace(path + ".tmp", path)
@@ -101,3 +108,8 @@ def run_many(scenarios, label="sweep", timeline_ms=0):
     with cf.ThreadPoolExecutor(max_workers=jobs()) as ex:
         results = list(ex.map(one, scenarios))
     return results, time.time() - t0, len(executed)
+
+
+def from_earlier():
+    """Cache hits, so far in this process, on entries an earlier invocation wrote (0: not resumed)."""
+    return len(_earlier)

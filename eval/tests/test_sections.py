@@ -221,3 +221,25 @@ def test_results_keep_the_testbed_section(tmp_path):
     kept = mr.carried_sections(str(p))
     assert kept == "\n## Real Linux TCP on BMv2\n\nrow | 1\n"
     assert mr.carried_sections(str(tmp_path / "missing.md")) == ""
+
+
+def test_resumed_counts_only_an_earlier_invocations_entries(tmp_path, monkeypatch):
+    """A report is resumed only if it used cache entries an earlier invocation wrote: a run from an
+    empty cache hits its own entries (section 8's seed 1 repeats sections 3, 6 and 7) and says so
+    as the matrix's wall time, not as "not measured in one piece"."""
+    monkeypatch.setattr(runner, "CACHE", str(tmp_path))
+    monkeypatch.setattr(runner, "snapshot_binary", lambda: ("h", "sim"))
+    monkeypatch.setattr(runner, "_written", set())
+    monkeypatch.setattr(runner, "_earlier", [])
+    monkeypatch.setattr(runner.ce, "run", lambda s, timeline_ms, sim: {"jfi": 1.0})
+    monkeypatch.setenv("EVAL_JOBS", "1")
+    a = mr.scenario("a", "fifo", mr.LINK, 10, 2, [{"cc": "cubic", "rtt_ms": 20}])
+    b = mr.scenario("b", "fifo", mr.LINK, 10, 2, [{"cc": "reno", "rtt_ms": 20}])
+    _, _, executed = runner.run_many([a, a], "t")  # the second repeats this invocation's run
+    assert (executed, runner.from_earlier()) == (1, 0)
+    monkeypatch.setattr(runner, "_written", set())  # a new invocation on the same cache
+    _, _, executed = runner.run_many([a, b], "t")
+    assert (executed, runner.from_earlier()) == (1, 1)
+    assert mr.resumed({"runs": 3, "executed": 1, "from_earlier": 1})
+    assert not mr.resumed({"runs": 721, "executed": 685, "from_earlier": 0})
+    assert mr.resumed({"runs": 721, "executed": 685})  # a meta file from before from_earlier
