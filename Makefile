@@ -12,7 +12,7 @@ help:
 	@echo "make deps   install what the project needs (apt, PyPI incl. ns-3.44; Maven resolves on first build)"
 	@echo "make app    build the ONOS app (.oar) only"
 	@echo "make p4     compile the P4 program for tofino and tofino2 (needs bf-p4c)"
-	@echo "make eval   regenerate docs/results.md (full evaluation sweep, about 20 CPU-min: 10-30 min on 2 cores)"
+	@echo "make eval   regenerate docs/results.md (full evaluation sweep, about 150 CPU-min: 80-90 min on 2 cores)"
 	@echo "make bench  run the ONOS policy-computation benchmark (JMH)"
 	@echo "make ptf    run the PTF suite on tofino-model (needs the Intel SDE)"
 	@echo "make testbed  real kernel TCP (iperf3) through the P4 program on BMv2, FIFO vs ccfair vs the ns-3 model (root; about 12 min)"

@@ -1209,10 +1209,10 @@ def main():
              if matrix_wall >= 1 else "every matrix run came from the cache"))
     else:
         w("Full %d×%d matrix with %d AQMs (%s): %d runs in **%.1f min** wall on %d parallel jobs (goal ≤ 30 min on 2 "
-          "cores); the whole evaluation (%d runs, %d of them simulated: the others repeat a run of an earlier section) "
-          "took %.1f min.\n"
+          "cores); the whole evaluation (%d runs%s) took %.1f min.\n"
           % (len(CCS), len(CCS), len(MATRIX_AQMS), ", ".join(MATRIX_AQMS), matrix_runs, matrix_wall / 60, runner.jobs(),
-             meta["runs"], meta["executed"], meta["total_s"] / 60))
+             meta["runs"], ", %d of them simulated: the others repeat a run of an earlier section" % meta["executed"]
+             if meta["executed"] < meta["runs"] else "", meta["total_s"] / 60))
 
     # 1. matrix
     w("## 1. Pairwise inter-CC fairness (%d×%d)\n" % (len(CCS), len(CCS)))
@@ -1393,7 +1393,7 @@ def main():
                   ("mean link utilisation", "%.1f %%" % (100 * c["util_mean"]), "≥ 95 %", c["util_mean"] >= 0.95),
                   ("worst p99 queuing delay", "%.1f ms" % c["p99_max"], "≤ %.0f ms" % (2 * target_ms), c["p99_max"] <= 2 * target_ms),
                   ("RTT fairness at %d ms (mean)" % dmax, "%.2f" % rtt200["ccfair"], "≥ 0.90", rtt200["ccfair"] >= 0.90),
-                  ("13×13 matrix wall time (%d jobs)" % runner.jobs(), "not measured in one piece (resumed run)"
+                  ("%d×%d matrix wall time (%d jobs)" % (len(CCS), len(CCS), runner.jobs()), "not measured in one piece (resumed run)"
                    if resumed(meta) else "%.1f min" % (matrix_wall / 60), "≤ 30 min",
                    None if resumed(meta) else matrix_wall <= 1800)]
         w(md_table(["goal", "ccfair measured", "target", "met?"],

@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "pylib"))
@@ -99,9 +100,10 @@ def run_many(scenarios, label="sweep", timeline_ms=0):
             res = ce.run(s, timeline_ms, sim)
             executed.append(1)
             _written.add(path)
-            with open(path + ".tmp", "w") as fh:
+            tmp = "%s.%d.tmp" % (path, threading.get_ident())  # two threads may run one scenario
+            with open(tmp, "w") as fh:
                 json.dump(res, fh)
-            os.replace(path + ".tmp", path)
+            os.replace(tmp, path)
         bar.step()
         return res
 

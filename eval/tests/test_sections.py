@@ -240,6 +240,11 @@ def test_resumed_counts_only_an_earlier_invocations_entries(tmp_path, monkeypatc
     monkeypatch.setattr(runner, "_written", set())  # a new invocation on the same cache
     _, _, executed = runner.run_many([a, b], "t")
     assert (executed, runner.from_earlier()) == (1, 1)
+    monkeypatch.setenv("EVAL_JOBS", "2")  # two threads on one new scenario: neither is an earlier entry
+    c = mr.scenario("c", "fifo", mr.LINK, 10, 2, [{"cc": "bic", "rtt_ms": 20}])
+    before = runner.from_earlier()
+    _, _, executed = runner.run_many([c, c], "t")
+    assert executed in (1, 2) and runner.from_earlier() == before
     assert mr.resumed({"runs": 3, "executed": 1, "from_earlier": 1})
     assert not mr.resumed({"runs": 721, "executed": 685, "from_earlier": 0})
     assert mr.resumed({"runs": 721, "executed": 685})  # a meta file from before from_earlier
