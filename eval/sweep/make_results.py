@@ -315,7 +315,7 @@ def seed_scenarios():
     for seed in SEEDS:
         for aqm in SEED_AQMS:
             scns.append(scenario_file(DEMO, aqm, seed))
-            keys.append((seed_labels()[0], aqm, seed))
+            keys.append((DEMO_SEED_LABEL, aqm, seed))
         ms_, mk = mix_scenarios(seed, SEED_AQMS)
         scns += ms_
         keys += [("%d-flow mix: %s" % (MIX_RUN["flows"], label), aqm, seed) for label, aqm in mk]
@@ -330,17 +330,15 @@ def seed_scenarios():
     return scns, keys
 
 
+DEMO_SEED_LABEL = "demo (demo.json)"
+
+
 def unseen_seed_label(path):
     return "unseen: %s" % unseen_stem(path)
 
 
 def short_seed_label(row):
     return "short flows: %s (long-lived JFI)" % row[0]
-
-
-def seed_labels():
-    return (["demo (demo.json)"] + ["%d-flow mix: %s" % (MIX_RUN["flows"], m[0]) for m in MIXES]
-            + [short_seed_label(row) for row in SHORT] + [unseen_seed_label(p) for p in unseen_files()])
 
 
 def run_seeds():
@@ -1148,7 +1146,8 @@ def main():
          "%.0f CPU-s of simulation" % meta["cpu_s"] if "cpu_s" in meta else "CPU time not recorded",
          meta["load_start"], meta["load_end"],
          next(iter(matrix.values())).get("ns3", "?")))
-    if resumed(meta) and meta["executed"] > 0:
+    was_resumed = resumed(meta)
+    if was_resumed and meta["executed"] > 0:
         w("*Resumed run: %d of %d simulations were executed in this invocation; wall times cover only those.*\n"
           % (meta["executed"], meta["runs"]))
 
@@ -1201,7 +1200,7 @@ def main():
          min(seed_aqm[SEED_NAMES[a]][SEED_NAMES[b]] for a, b in pairs(CCS)),
          statistics.mean(seed[SEED_NAMES[a]][SEED_NAMES[b]] for a, b in pairs(CCS)),
          statistics.mean(rtt_fifo_ref["200"][SEED_NAMES[c]] for c in CCS)))
-    if resumed(meta):
+    if was_resumed:
         w("Full %d×%d matrix with %d AQMs (%s), %d runs: wall time **not measured in one piece** (this report was "
           "assembled from a resumed run; %s). Goal ≤ 30 min on 2 cores.\n"
           % (len(CCS), len(CCS), len(MATRIX_AQMS), ", ".join(MATRIX_AQMS), matrix_runs,
@@ -1394,8 +1393,8 @@ def main():
                   ("worst p99 queuing delay", "%.1f ms" % c["p99_max"], "≤ %.0f ms" % (2 * target_ms), c["p99_max"] <= 2 * target_ms),
                   ("RTT fairness at %d ms (mean)" % dmax, "%.2f" % rtt200["ccfair"], "≥ 0.90", rtt200["ccfair"] >= 0.90),
                   ("%d×%d matrix wall time (%d jobs)" % (len(CCS), len(CCS), runner.jobs()), "not measured in one piece (resumed run)"
-                   if resumed(meta) else "%.1f min" % (matrix_wall / 60), "≤ 30 min",
-                   None if resumed(meta) else matrix_wall <= 1800)]
+                   if was_resumed else "%.1f min" % (matrix_wall / 60), "≤ 30 min",
+                   None if was_resumed else matrix_wall <= 1800)]
         w(md_table(["goal", "ccfair measured", "target", "met?"],
                    [[a, b, t, "not measured" if ok is None else "yes" if ok else "**no**"] for a, b, t, ok in checks]))
         w("")

@@ -63,7 +63,10 @@ def test_seed_one_is_section_three():
     for p in mr.unseen_files():
         for aqm in mr.SEED_AQMS:
             same_but_seed(mr.unseen_seed_label(p), aqm, mr.scenario_file(p, aqm))
-    assert mr.seed_labels() == list(dict.fromkeys(k[0] for k in k8))
+    # the section's rows: the demo, the mixes, section 6's runs, section 7's files
+    assert list(dict.fromkeys(k[0] for k in k8)) == (
+        ["demo (demo.json)"] + ["%d-flow mix: %s" % (mr.MIX_RUN["flows"], m[0]) for m in mr.MIXES]
+        + [mr.short_seed_label(row) for row in mr.SHORT] + [mr.unseen_seed_label(p) for p in mr.unseen_files()])
 
 
 FAKE_FCT_SCALE = {"fifo": 3.0, "fq_codel": 1.0, "ccfair": 1.25}
