@@ -138,8 +138,9 @@ def group_rows(p):
     base = {f: P.group_id(p, f, 0) for f in fam}
     first_model, last_model = model_groups(p)
     # register values of flow_family (define.p4 FLOW_FAMILY_*): back-offs after a loss, 0 and 1
-    # delay, 2 loss; the rows match bit 1 (D16). No flow is classified loss-delay (hybrid 0):
-    # under ccfair's AQM no per-flow signal tells it from loss (D11).
+    # delay, 2 + 4n loss (n: clean interval ends in a row, D19); the rows match bit 1 (D16). No
+    # flow is classified loss-delay (hybrid 0): under ccfair's AQM no per-flow signal tells it
+    # from loss (D11).
     by_family = {0: lambda b: base["delay"] + b,
                  2: lambda b: base["loss"] + b}
     fam_mask = 0x02

@@ -195,7 +195,9 @@ def policy_for_mode(export, mode, port):
     over queues would give the higher queue precedence and the port more than its rate).
     fifo also sets the port's CTV range to 0..0 (no PV falls below a CTV of 0: no PV drop or
     mark) and ss_drop 0 (no slow-start drop): what is left is the tail drop at the queue depth,
-    as in ccfair mode. The program still classifies, and the groups are still read back."""
+    as in ccfair mode. The program still classifies, and the groups are still read back: port_cfg's
+    other fields (family_forget among them, which only moves flows between groups, never drops)
+    stay as exported, so fifo's groups are the ones ccfair mode would give."""
     if mode not in MODES:
         raise ScenarioError("mode: %r (allowed: %s)" % (mode, ", ".join(MODES)))
     ex = copy.deepcopy(export)

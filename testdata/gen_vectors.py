@@ -239,6 +239,140 @@ write("loss-backoff-makes-loss-based",
       "nothing off a count of 0: the loss-ignoring count stays 0." + FLOOR_ASIDE,
       steps, config={**MID, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
 
+# Forgetting a back-off (D19): the port's family_forget (port_cfg, set where the queue layout is
+# isolated) lets a loss-based flow's flow_family count its interval ends without a retransmission
+# (2 + 4n) and forget one back-off (-> 1) after M = classifier.family_forget_intervals (64, compiled
+# in: no vector can shrink it) of them in a row. A vector must therefore run 64+ interval ends: short
+# trains (at most 4 packets, 1 ms apart, from the roll-over) on the 10 ms RTT, intervals FQ = 20 ms
+# apart: packets 7 ms before and roll-overs 10 ms after each deadline. The PTF replay runs that at its
+# base time scale 10 (200 ms of real time an interval, ~15 s for 75 intervals), with 70 and 100 ms of
+# real margin: a long vector meets every deadline 75 times, and with 15 ms intervals (50 ms of real
+# margin after each deadline) a loaded two-core host lost a roll-over in two of three runs.
+FQ = 20000
+FORGET_M = 64
+
+
+def ms(t_us):
+    return "%g ms" % (t_us / 1000.0)
+
+
+def ff_interval(k, n, retx=False, group=None, family=None):
+    """Interval k (from (k-1) x FQ): its roll-over packet (classified: the group after it), then a
+    retransmission of that packet's segment 1 ms later if `retx`, the rest 1 ms apart, n data
+    packets in all (n <= 4); `family`: flow_family read 6 ms in (after the interval k - 1 end)."""
+    t0 = (k - 1) * FQ
+    out = [first()] if k == 1 else [interval(t0, 1, 0, group=group)]
+    if retx:
+        out.append(pk(t0 + 1000, flags="A", retx=True, drain=True, **D))
+    rest = n - 1 - (1 if retx else 0)
+    if rest:
+        out.append(interval(t0 + 1000 * (2 if retx else 1), rest, 1000))
+    if family is not None:
+        out.append({"op": "check", "t_us": t0 + 6000, "flow": "A", "expect": {"family": family}})
+    return out
+
+
+# (k, data packets, a retransmission, group and family after the end of k - 1, checked in interval k)
+FF_PREFIX_PLAN = [(1, 3, False, None, None), (2, 4, False, "mouse", None), (3, 3, False, "mouse", None),
+                  (4, 4, False, "delay0", 0), (5, 2, True, "delay0", 0), (6, 4, False, "delay0", 1),
+                  (7, 2, True, "delay0", 1)]
+FF_PREFIX_DOC = (
+    "Mid-connection flow, RTT 10 ms, intervals %s apart (interval k from (k - 1) x %s; its first packet, drained, "
+    "ends interval k - 1 and is classified: the group after it, flow_family read 6 ms in), 1500-byte packets 1 ms "
+    "apart, fair rate 10 Gbit/s (the fair BDP is never reached: no slow-start drop). Slow start 3, 4, 3 data "
+    "packets (3 > ant_max 2: a mouse, not an ant; ss_in 4 >= lo 1, 5 >= 4): the end of interval 3 (at %s) has ss_in "
+    "4 < 5, slow start ends, delay0; that end is queued as a mouse: family 0. Interval 4: 4 packets (a rise), no "
+    "retransmission: family 0. Interval 5: 2 packets, the second re-sending the first's segment (a "
+    "retransmission): its end (at %s) is a fall to half (19 fine units >= FALL_FINE 4) in an interval with a "
+    "retransmission, the first back-off: family 1, delay0. Interval 6: 4 packets, none: family 1. Interval 7: 2 "
+    "with a retransmission: the second back-off (at %s): family 2, loss0 (band 0, the 10 ms RTT). The "
+    "retransmission runs (1, 0, 1) stay below classifier.retx_run (3) and the falls take nothing off a count of "
+    "0: the loss-ignoring count stays 0 (t_mm 0), so the family decides the group throughout. "
+    % (ms(FQ), ms(FQ), ms(3 * FQ), ms(5 * FQ), ms(7 * FQ)))
+
+
+def ff_steps(plan):
+    steps = []
+    for k, n, retx, g, fam in FF_PREFIX_PLAN + plan:
+        steps += ff_interval(k, n, retx, g, fam)
+    steps[-1]["expect"]["ignore"] = 0           # the last check: the loss-ignoring count too
+    return steps
+
+
+def ff_long_run(forget):
+    """Intervals 1..7 (loss-based at the end of 7), 64 intervals of 2 packets without a
+    retransmission (8 .. 71), then 4 packets (72), 2 with a retransmission (73: a back-off), 2
+    (74), and the roll-over at 74 x FQ that ends 74."""
+    plan = []
+    for k in range(8, 8 + FORGET_M):            # the end of interval k - 1 = 7 + j, j = k - 8 clean ends before
+        plan.append((k, 2, False, "loss0", 2 + 4 * (k - 8) if forget else 2))
+    k = 8 + FORGET_M                             # 72: the end of 71, the M-th clean end in a row
+    plan.append((k, 4, False, "delay0" if forget else "loss0", 1 if forget else 2))
+    plan.append((k + 1, 2, True, "delay0" if forget else "loss0", 1 if forget else 2))   # end of 72: clean
+    plan.append((k + 2, 2, False, "loss0", 2))                                            # end of 73: a back-off
+    plan.append((k + 3, 1, False, "loss0", 6 if forget else 2))                           # end of 74: clean
+    return ff_steps(plan)
+
+
+FF_CFG = {**MID, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000000}
+FF_RULE = (
+    "Forgetting a back-off (docs/algorithm.md D19): with the port's family_forget on (port_cfg; the controller "
+    "sets it where the queue layout is isolated) flow_family holds 0 and 1 for a delay-based flow (back-offs so "
+    "far) and 2 + 4n for a loss-based one, n = its interval ends in a row without a retransmission (int_retx 0): "
+    "each such end adds 4 (family_clean; a rate fall without a retransmission counts as one too), and the one that "
+    "finds 2 + 4 (M - 1) = 254 (FORGET_AT, M = classifier.family_forget_intervals = 64, compiled in) makes it 1: "
+    "one back-off forgotten, delay-based again (group_of reads bit 1 only). An end with a retransmission but no "
+    "fall makes a loss-based flow's value 2 (family_dirty: the run restarts), a back-off (a fall in an interval "
+    "with a retransmission) 0 -> 1 -> 2 and a loss-based flow's value 2 (family_loss). With family_forget off "
+    "(the default) no end adds 4: 0, 1 and 2 only, as before D19. ")
+FF_TIMING = (" 64 clean interval ends take 64 intervals whatever the replay does (M is compiled in), so the "
+             "intervals are short trains, at most 3 ms after their roll-over, %s apart: the PTF replay runs them "
+             "at its base time scale 10 (%s of real time an interval, 70 and 100 ms of real margin before and "
+             "after each deadline)." % (ms(FQ), ms(10 * FQ)))
+
+write("family-forget-after-m-clean-intervals",
+      "With family_forget on, a loss-based flow forgets one back-off after M = 64 interval ends in a row without a "
+      "retransmission (family 2, 6, ..., 254, then 1: delay0), and one more back-off makes it loss-based again. " +
+      FF_RULE + FF_PREFIX_DOC + "family_forget on (config). Intervals 8 .. 71: 2 packets each, no retransmission "
+      "(the rate stays, no fall): the end of interval 7 + j (the roll-over at (7 + j) x %s) is the j-th clean end "
+      "in a row: family 2 + 4j, loss0 (bit 1 set), for j = 1 .. 63: 6 (at %s), 10, 14, ..., 254 (j = 63, at %s); "
+      "the end of interval 71 (j = 64, at %s) finds 254 = FORGET_AT: family 1, delay0. Interval 72: 4 packets (a "
+      "rise), none: a delay-based flow's clean end changes nothing: family 1, delay0 (at %s). Interval 73: 2 "
+      "packets with a retransmission: a fall to half in an interval with one, one more back-off: family 1 + 1 = 2, "
+      "loss0 again (at %s). Interval 74: 2 packets, none: the run starts over, family 6 (at %s, the last packet). "
+      "The retransmission runs (1 at the ends of 5, 7 and 73) stay below retx_run: the loss-ignoring count stays 0."
+      % (ms(FQ), ms(8 * FQ), ms(70 * FQ), ms(71 * FQ), ms(72 * FQ), ms(73 * FQ), ms(74 * FQ)) + FF_TIMING
+      + FLOOR_ASIDE,
+      ff_long_run(True), config={**FF_CFG, "family_forget": True})
+
+write("family-forget-off-keeps-loss-based",
+      "With family_forget off (the default) a loss-based flow stays loss-based (family 2, loss0) through 65 interval "
+      "ends without a retransmission, as before D19. " + FF_RULE + FF_PREFIX_DOC + "family_forget off (the "
+      "default: not in config), the regression guard: the same packets as family-forget-after-m-clean-intervals. "
+      "Intervals 8 .. 71: 2 packets each without a retransmission: no end adds 4, family 2, loss0 after every one, "
+      "the 64th (at %s) and 65th (%s) too (with family_forget on the 64th makes it 1). Interval 73's fall in an "
+      "interval with a retransmission is a back-off of a loss-based flow: 2 (saturated); interval 74's clean end: "
+      "2. The loss-ignoring count stays 0." % (ms(71 * FQ), ms(72 * FQ)) + FF_TIMING + FLOOR_ASIDE,
+      ff_long_run(False), config=FF_CFG)
+
+write("family-forget-run-restarts",
+      "With family_forget on, a rate fall without a retransmission counts as a clean interval end, while an end with "
+      "a retransmission but no fall, or a back-off, restarts a loss-based flow's run (family 2). " + FF_RULE +
+      FF_PREFIX_DOC + "family_forget on (config). Then (the end of interval k at the roll-over at k x %s): "
+      "interval 8, 2 packets without a retransmission: 2 + 4 = 6; 9, 2 packets: 10; 10, 4 packets (a rise): 14; "
+      "11, 2 packets after 4 (a fall to half, 19 fine units, but no retransmission: not a back-off, a clean end): "
+      "18; 12, 2 packets after 2, the second a retransmission (no fall: the same bytes): the run restarts, 2 (not "
+      "22), loss0; 13, 2 packets: 6; 14, 4 packets (a rise): 10; 15, 2 packets with a retransmission (a fall to "
+      "half in an interval with one: a back-off of a loss-based flow): 2, loss0; 16, 2 packets: 6 (at %s, the "
+      "last packet). Loss-based (loss0) from the end of 7 on. The retransmission runs (1 at the ends of 5, 7, 12 "
+      "and 15, 0 between) stay below retx_run (3) and no end adds to the loss-ignoring count: 0."
+      % (ms(FQ), ms(16 * FQ)) + FLOOR_ASIDE,
+      ff_steps([(8, 2, False, "loss0", 2), (9, 2, False, "loss0", 6), (10, 4, False, "loss0", 10),
+                (11, 2, False, "loss0", 14), (12, 2, True, "loss0", 18), (13, 2, False, "loss0", 2),
+                (14, 4, False, "loss0", 6), (15, 2, True, "loss0", 10), (16, 2, False, "loss0", 2),
+                (17, 1, False, "loss0", 6)]),
+      config={**FF_CFG, "family_forget": True})
+
 write("symmetric-flow-id",
       "Both directions of a connection hash to the same slot and signature (architecture §1): the reverse SYN-ACK and "
       "reverse pure ACKs land in the forward flow's slot. The SYN-ACK is not 'the first packet after the SYN in the "

@@ -43,6 +43,8 @@ constexpr uint8_t GROUP_ANT = uint8_t(P::GROUP_ANT), GROUP_MOUSE = uint8_t(P::GR
 // group range (gen_tables.py model_groups; PolicyCompiler.firstModelGroup, lastModelGroup)
 constexpr uint8_t FIRST_MODEL_GROUP = uint8_t(P::GROUP_HYBRID_BASE + P::HYBRID_KIND_MODEL);
 constexpr uint8_t LAST_MODEL_GROUP = uint8_t(P::GROUP_HYBRID_BASE + P::GROUPS_K - 1);
+// The delay family's groups (PolicyCompiler.isDelayGroup)
+constexpr bool IsDelayGroup(uint32_t g) { return g >= uint32_t(P::GROUP_DELAY_BASE) && g < uint32_t(P::GROUP_DELAY_BASE + P::GROUPS_K); }
 
 // Tofino's saturating |+| and |-| at the field's width.
 inline uint16_t SatSub16(uint16_t a, uint16_t b) { return a > b ? uint16_t(a - b) : 0; }
@@ -111,7 +113,7 @@ struct Pipeline::EgMd
     uint8_t on = 0, cls_op = CLS_NONE;
     // port_cfg (egress)
     uint16_t fair_fine = 0, ant_max_pkts = 0;
-    uint8_t m_m1 = 0, ss_drop_en = 0;
+    uint8_t m_m1 = 0, ss_drop_en = 0, family_forget = 0;
     // classifier
     uint16_t log_b = 0, log_r = 0, lrate = 0, lr_pv = 0, sparse_gap = 0, bdp_gap = 0, ss_in = 0;
     uint16_t ss_state = SS_ACTIVE;
@@ -208,6 +210,8 @@ Config::Defaults()
     c.m_m = uint32_t(P::CLASSIFIER_M_M);
     c.bdp_shift = uint32_t(P::CLASSIFIER_BDP_SHIFT);
     c.ss_proactive_drop = P::CLASSIFIER_SS_PROACTIVE_DROP != 0;
+    c.family_forget_intervals = uint32_t(P::CLASSIFIER_FAMILY_FORGET_INTERVALS);
+    c.delay_target_pkts = uint32_t(P::QUEUES_DELAY_TARGET_PKTS);
     c.k = uint32_t(P::GROUPS_K);
     c.rtt_boundary_units = uint32_t(G::RTT_BAND_BOUNDARIES[0]);
     c.tvf_steps = uint32_t(P::TVF_RATE_STEPS);
@@ -875,8 +879,11 @@ Pipeline::Classifier(const Bridged& b, EgMd& e)
     }
     e.t_mm = SatSub8(e.ign, e.m_m1);
     // family_op (flow_family): delay (0, 1) until the rate has fallen in two intervals with a
-    // retransmission (it backed off after a loss twice), then loss (2); sticky while long-lived
-    // (D11, D16); group_of reads bit 1
+    // retransmission (it backed off after a loss twice), then loss (2 + 4 n); sticky while
+    // long-lived (D11, D16), unless port_cfg's family_forget is set: then n counts the interval
+    // ends in a row without a retransmission and the M-th takes one back-off off (1, D19).
+    // group_of reads bit 1.
+    const uint32_t forgetAt = 2 + 4 * (m_c.family_forget_intervals - 1); // FAMILY_FORGET_AT
     uint8_t& fam = m_flowFamily[i];
     if (e.cls_op == CLS_NEW) // family_reset_op
         fam = FLOW_FAMILY_DELAY;
@@ -889,12 +896,23 @@ Pipeline::Classifier(const Bridged& b, EgMd& e)
         e.family = FLOW_FAMILY_DELAY;
     else if (e.cls_op == CLS_END && e.fell && b.int_retx != 0) // family_loss_op: one more back-off
     {
-        if (fam < FLOW_FAMILY_LOSS)
-            fam = uint8_t(fam + 1);
+        fam = fam < FLOW_FAMILY_LOSS ? uint8_t(fam + 1) : FLOW_FAMILY_LOSS;
         e.family = fam;
     }
-    else if (e.cls_op == CLS_END) // family_end_op
+    else if (e.cls_op == CLS_END && b.int_retx == 0 && e.family_forget != 0) // family_clean_op
+    {
+        if (fam >= forgetAt)
+            fam = 1;
+        else if (fam >= FLOW_FAMILY_LOSS)
+            fam = uint8_t(fam + 4);
         e.family = fam;
+    }
+    else if (e.cls_op == CLS_END) // family_dirty_op: a loss-based flow's clean run restarts
+    {
+        if (fam >= FLOW_FAMILY_LOSS)
+            fam = FLOW_FAMILY_LOSS;
+        e.family = fam;
+    }
     if (e.cls_op == CLS_END)
         e.new_group = GroupOfKeys(e.sparse_gap, e.ss_state, e.t_mm, e.family, e.band);
     // P4air: one deliberate drop when slow start ends at the fair BDP
@@ -933,7 +951,7 @@ void
 Pipeline::Aqm(const Bridged& b, EgMd& e, QueueState& q)
 {
     // aqm_cfg: target_delay, limit_cells, ecn, ctv_lo, ctv_hi (controller)
-    const uint32_t target = m_c.target_delay_units;
+    const uint32_t target = q.target_units ? q.target_units : m_c.target_delay_units;
     e.limit_cells = q.limit * m_c.cells_per_pkt;
     const uint8_t ecn_en = m_c.ecn ? 1 : 0;
     e.delay_us = e.eg_ts - b.ig_ts;
@@ -1058,6 +1076,7 @@ Pipeline::Dequeue(uint64_t now_ns)
         e.ant_max_pkts = uint16_t(m_c.ant_max_pkts);
         e.m_m1 = uint8_t(m_c.m_m);
         e.ss_drop_en = m_c.ss_proactive_drop ? 1 : 0;
+        e.family_forget = m_familyForget;
         Classifier(b, e);
         Marker(b, e);
         if (e.ss_drop)
@@ -1545,6 +1564,32 @@ Pipeline::ApplyPolicy(const std::vector<uint32_t>& n)
         QueueState& q = m_q[first[2] % Q]; // long-lived groups are 2.. (Allocate)
         q.ctv_lo = at(GROUP_ANT, m_c.ctv_floor_bins);
         q.ctv_hi = at(GROUP_ANT, m_c.ctv_ceiling_bins);
+    }
+    // 5. D19, isolated layout only (PolicyCompiler.delayTargetUs, PolicyDelta's port_cfg): the
+    // family forgets (port_cfg family_forget), and a delay group's queue is held to
+    // delay_target_pkts packets of its flows' weighted fair rate before the AQM acts: a
+    // Vegas-only queue stands at alpha..beta segments a flow, which the port's target would drop
+    // into Reno's behaviour. A queue that also holds another group keeps the port's target.
+    m_familyForget = shared ? 0 : 1;
+    std::vector<int> onlyDelay(Q, -1); // -1: no group; 1: delay groups only; 0: another group too
+    for (uint32_t g = 0; g < m_nGroups; ++g)
+        for (uint32_t j = 0; j < std::min(kSlots, nq[g]); ++j)
+        {
+            int& o = onlyDelay[(first[g] + j) % Q];
+            o = IsDelayGroup(g) && o != 0 ? 1 : 0;
+        }
+    const double unit = FairRate(double(m_c.link_rate_bps), n, 2, w);
+    for (uint32_t qi = 0; qi < Q; ++qi)
+    {
+        m_q[qi].target_units = 0;
+        if (shared || onlyDelay[qi] != 1 || !(unit > 0))
+            continue;
+        double wq = 0; // the queue's delay groups: one weight per family, so one value
+        for (uint32_t g = 0; g < m_nGroups; ++g)
+            if ((first[g] % Q) == qi)
+                wq = w[g] > 0 ? w[g] : 1.0;
+        const double us = double(m_c.delay_target_pkts) * 1500.0 * 8.0 / (unit * wq) * 1e6;
+        m_q[qi].target_units = uint32_t(std::max<double>(m_c.target_delay_units, std::min(us, 100000.0)));
     }
 }
 

@@ -58,6 +58,10 @@ struct Config
     uint32_t m_m;
     uint32_t bdp_shift;           // the controller's fair_rate_bin is of fair >> bdp_shift
     bool ss_proactive_drop;
+    // flow_family forgets a back-off after this many clean interval ends in a row, on a port
+    // whose port_cfg family_forget is set (classifier.family_forget_intervals, compiled in; D19)
+    uint32_t family_forget_intervals;
+    uint32_t delay_target_pkts;   // queues.delay_target_pkts: the isolated delay queues' AQM target (D19)
     uint32_t k;                   // sub-groups per family (params groups.k)
     // rtt_band: band 1 from this RTT (units) up; the ONOS app writes
     // policy.rtt_band_boundaries_us[0] as units, static (PolicyDelta)
@@ -215,6 +219,7 @@ struct QueueState
     uint32_t q_max_delay = 0, q_min_depth = 0xFFFFFFFF;
     uint64_t q_limit_drops = 0;
     uint16_t ctv_lo = 0, ctv_hi = 0xFFFF;
+    uint32_t target_units = 0; // aqm_cfg target_delay of this queue; 0: the port's (Config)
     // model-only statistics
     uint64_t max_delay_ns = 0, drops = 0, marks = 0, buffer_drops = 0;
     // Cocoa (controller-side in the deployed system): limit in packets
@@ -335,6 +340,9 @@ class Pipeline
     // Test hook: port_cfg's fair_rate_bin alone, e.g. the table default 255 a vector without a
     // fair rate runs with on BMv2 (ptf-tests/tests/base_test.py).
     void SetPortFairRateBin(uint8_t bin) { m_fairRateBin = bin; }
+    // Test hook: port_cfg's family_forget as a vector sets it (the controller: isolated layout, D19)
+    void SetFamilyForget(bool on) { m_familyForget = on ? 1 : 0; }
+    uint8_t FamilyForget() const { return m_familyForget; }
     void SetRttBoundaryUnits(uint32_t u) { m_c.rtt_boundary_units = u; }
     /** A register write of the group bits of a tracked flow's flow_group word (as the PTF suite's
      *  Thrift write); false if its slot does not hold it. */
@@ -446,7 +454,8 @@ class Pipeline
     std::vector<Pair16> m_flowRateS; // flow_rate_s: lo = last interval's log rate (RATE_S_NONE: none), hi = lo + the one before
     std::vector<uint8_t> m_flowIgnore; // flow_ignore: the loss-ignoring count
     std::vector<Pair16> m_flowSs;
-    std::vector<uint8_t> m_flowFamily;
+    std::vector<uint8_t> m_flowFamily; // flow_family: 0, 1 delay (back-offs); 2 + 4 n loss, n clean ends in a row (D19)
+    uint8_t m_familyForget = 0;        // egress port_cfg family_forget (the controller's, D19)
     std::vector<uint8_t> m_flowEgSig; // flow_eg_sig: EG_SIG of the slot's flow as egress knows it (defects 12, 13)
     uint16_t m_updateLimiter = 0;
     // controller-written tables

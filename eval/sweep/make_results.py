@@ -430,7 +430,8 @@ def weighted_section(weighted, wall=None):
       "%g Mbit/s, %d-packet buffer (1 BDP at 80 ms, section 4's link), %g s (warm-up %g s); each intent beside the "
       "per-flow objective, in both queue layouts (`shared`: every long-lived group in one queue, the default; "
       "`isolated`: each long-lived group a queue of its own, picked by the TM's DWRR weight to follow flows × weight, "
-      "docs/algorithm.md D18), seeds %s. BBR is weighted as `hybrid` (its expected group is "
+      "docs/algorithm.md D18, where a loss-based flow forgets a back-off after %d intervals without a "
+      "retransmission and a delay group's queue holds %d packets a flow before the AQM acts, D19), seeds %s. BBR is weighted as `hybrid` (its expected group is "
       "hybrid1, the model-based kind of the hybrid family; docs/algorithm.md §8). *asked* = the first family's "
       "weight over the second's; *delivered* = the first family's mean goodput per flow over the second's, mean "
       "over the seeds [min – max]; *error* = delivered / asked − 1 of the mean. *JFI in family* = Jain's index "
@@ -446,7 +447,9 @@ def weighted_section(weighted, wall=None):
       "Utilisation mean, p99 queuing delay highest over the seeds. Goal (issue 23): every intent within ± 15 %% "
       "of its asked ratio, JFI in each family ≥ 0.95.%s\n"
       % (WEIGHTED[0][1][0][1], WEIGHT_RUN["rtt_ms"], WEIGHT_LINK["rate_mbps"], WEIGHT_LINK["buffer_pkts"],
-         WEIGHT_RUN["duration_s"], WEIGHT_RUN["warmup_s"], " / ".join(str(x) for x in WEIGHT_SEEDS),
+         WEIGHT_RUN["duration_s"], WEIGHT_RUN["warmup_s"],
+         ce._params()["classifier"]["family_forget_intervals"], ce._params()["queues"]["delay_target_pkts"],
+         " / ".join(str(x) for x in WEIGHT_SEEDS),
          " **EVAL_QUICK: 20 Mbit/s, 10 s, one seed.**" if QUICK else ""))
     rows, met, outside = [], [], {}
     measured = WEIGHT_RUN["duration_s"] - WEIGHT_RUN["warmup_s"]

@@ -89,13 +89,21 @@ const bit<8> INTERVAL_RESTART = 3;
 // an interval's log rate (at most ~802).
 const bit<16> RATE_S_NONE = 0xFFFF;
 
-// flow_family's register values (classifier.p4): the flow's back-offs after
-// a loss, saturating at FLOW_FAMILY_LOSS. 0 and 1 are delay-based, 2 is
-// loss-based (D16: one back-off is not enough, Vegas backs off once too);
-// the group_of rows match its bit 1 (not the params' family indices,
-// FAMILY_* in ccfair_gen).
+// flow_family's register values (classifier.p4): 0 and 1 are delay-based,
+// the back-offs after a loss so far (D16: one back-off is not enough, Vegas
+// backs off once too); 2 + 4n is loss-based, n = interval ends in a row
+// without a retransmission (D19; counted only where port_cfg's
+// family_forget is 1, else n stays 0). Steps of 4 keep bit 1, the family,
+// which is all the group_of rows match (not the params' family indices,
+// FAMILY_* in ccfair_gen). From FLOW_FAMILY_FORGET_AT (n = M - 1, M =
+// classifier.family_forget_intervals) the next clean interval end forgets
+// one back-off: 1. M <= 64 keeps it in 8 bits.
 const bit<8> FLOW_FAMILY_DELAY = 0;
 const bit<8> FLOW_FAMILY_LOSS = 2;
+#if CCFAIR_CLASSIFIER_FAMILY_FORGET_INTERVALS < 1 || CCFAIR_CLASSIFIER_FAMILY_FORGET_INTERVALS > 64
+#error "classifier.family_forget_intervals must be 1..64 (flow_family is 8 bits)"
+#endif
+#define FLOW_FAMILY_FORGET_AT (2 + 4 * (CCFAIR_CLASSIFIER_FAMILY_FORGET_INTERVALS - 1))
 
 // Slow-start register output.
 const bit<16> SS_ACTIVE = 0;

@@ -173,6 +173,9 @@ class GeneratedTables(unittest.TestCase):
             # flow_family 1 is one back-off after a loss: still delay-based (D16; no loss-delay, D11)
             self.assertEqual(lookup(rows, 5, 1, 0, 1, band)[1][0], g("delay", band))
             self.assertEqual(lookup(rows, 5, 1, 3, 2, band)[1][0], g("hybrid", 1 + min(band, k - 2)))
+            # a loss-based flow's clean-interval run (2 + 4n, define.p4, D19) keeps bit 1: loss
+            for n in range(p["classifier"]["family_forget_intervals"]):
+                self.assertEqual(lookup(rows, 5, 2, 0, 2 + 4 * n, band)[1][0], g("loss", band))
         self.assertNotIn(g("hybrid", 0), {r[-1] for r in gen_tables.group_rows(p)})
         # a band the controller did not configure falls into the last sub-group
         self.assertEqual(lookup(rows, 5, 1, 0, 0, 9)[1][0], g("delay", k - 1))

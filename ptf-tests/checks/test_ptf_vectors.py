@@ -348,6 +348,21 @@ def test_compile_time_config_changes_are_named():
     assert ("config", "ctv_step_up") in {(w, what) for w, what, _ in plan.unsupported}
 
 
+def test_port_cfg_switches_become_egress_port_cfg_fields():
+    """ss_proactive_drop and family_forget are port_cfg parameters (ss_drop, family_forget): the
+    replay writes them into the out port's entry; a vector without them keeps the entry's default
+    (egress_cfg: ss_drop from params, family_forget 0)."""
+    plan = _plan(BASE)
+    assert "ss_drop" not in plan.egress and "family_forget" not in plan.egress
+    vec = copy.deepcopy(BASE)
+    vec["config"].update(ss_proactive_drop=False, family_forget=True)
+    plan = _plan(vec)
+    assert plan.egress["ss_drop"] == 0 and plan.egress["family_forget"] == 1
+    assert ("config", "family_forget") not in {(w, x) for w, x, _ in plan.unsupported}   # table data, not compiled
+    vec["config"]["family_forget"] = False
+    assert _plan(vec).egress["family_forget"] == 0
+
+
 def test_program_intervals_follow_the_documented_rule():
     """First packet + max(RTT, floor); the first data packet at or after the deadline ends the
     interval and starts the next at its own time; a SYN starts the flow with the default RTT until

@@ -88,7 +88,7 @@ ACTIONS = {
     IG + ".eg_port_idx.set_stats_idx": {"stats_idx": 9},
     IG + ".queueing.set_queue": {"qid": 8},
     EG + ".port_cfg.set_port_cfg": {"role": 8, "tvf_profile": 8, "fair_rate_bin": 8, "ant_max_pkts": 16,
-                                    "m_m": 8, "ss_drop": 8, "stats_idx": 9},
+                                    "m_m": 8, "ss_drop": 8, "family_forget": 8, "stats_idx": 9},
     EG + ".classifier.set_rtt_band": {"band": 8},
     EG + ".marker.set_pv": {"pv": 16},
     EG + ".aqm.set_aqm": {"target_delay_us": 32, "limit_cells": 32, "ecn": 8, "ctv_lo": 16, "ctv_hi": 16},
@@ -115,7 +115,9 @@ REGISTERS = {
     EG + ".classifier.flow_rate_s": 32,
     EG + ".classifier.flow_ignore": 8,  # the loss-ignoring count
     EG + ".classifier.flow_ss": 32,
-    EG + ".classifier.flow_family": 8,  # back-offs: 0, 1 delay-based, 2 loss-based (define.p4 FLOW_FAMILY_*)
+    # back-offs: 0, 1 delay-based; 2 + 4n loss-based, n = clean interval ends in a row when the port's
+    # family_forget is on (0 <= n < classifier.family_forget_intervals; else 2 only). Bit 1 is the family.
+    EG + ".classifier.flow_family": 8,
     # the 8 flow-hash bits above the index (define.p4 EG_SIG) of the flow egress last saw in the slot
     EG + ".classifier.flow_eg_sig": 8,
 }

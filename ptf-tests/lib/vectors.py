@@ -649,6 +649,8 @@ def translate(vec, params=None, scale=DEFAULT_SCALE, can_hold=True):
             plan.egress[field] = cfg[key]
     if "ss_proactive_drop" in cfg:
         plan.egress["ss_drop"] = int(cfg["ss_proactive_drop"])
+    if "family_forget" in cfg:
+        plan.egress["family_forget"] = int(cfg["family_forget"])
     if "fair_rate_bps" in cfg:
         plan.egress["fair_rate_bin"] = rate_bin(cfg["fair_rate_bps"] / sc, params)
     # The TVF follows the fair rate (the link rate when no fair rate is given); a vector that

@@ -340,7 +340,7 @@ class CcfairTest(BaseTest):
         p, c = self.params, self.params["classifier"]
         cfg = {"role": p["ports"]["role_edge"], "tvf_profile": 0, "fair_rate_bin": 255,
                "ant_max_pkts": p["flow"]["ant_max_pkts_per_interval"], "m_m": c["m_m"],
-               "ss_drop": int(c["ss_proactive_drop"])}
+               "ss_drop": int(c["ss_proactive_drop"]), "family_forget": 0}
         unknown = set(over) - set(cfg)
         if unknown:
             raise ValueError("egress_cfg: unknown field(s) %s" % ", ".join(sorted(unknown)))

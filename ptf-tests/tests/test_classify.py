@@ -15,7 +15,10 @@ Thresholds are the egress port_cfg's: a test lowers the one it is about (m_m, an
 fair_rate_bin) and sets the others to classifier_max (255), which switches them off, as the
 controller may. The family (flow_family: back-offs after a loss, 0 and 1 delay-based, 2
 loss-based) has no port threshold: a flow becomes loss-based at the second end of a long-lived
-interval that had a retransmission and whose rate fell (docs/algorithm.md D11, D16). Queue depth no longer plays a part, so every test here sends into
+interval that had a retransmission and whose rate fell (docs/algorithm.md D11, D16). The tests
+here leave port_cfg's family_forget at 0 (the default), so the family stays 0, 1 or 2; with it on a
+loss-based flow counts clean interval ends (2 + 4n) and forgets a back-off (D19: the
+family-forget-* test vectors). Queue depth no longer plays a part, so every test here sends into
 an unshaped port."""
 import math
 import time

@@ -108,7 +108,8 @@ def export():
                   "action": {"name": "set_aqm", "params": [{"name": "ctv_hi", "value": "7fff"},
                                                            {"name": "ctv_lo", "value": "7000"}]}})
     rules.append({"table": tblib.PORT_CFG, "match": [{"field": "eg_port", "kind": "EXACT", "value": "00000003"}],
-                  "action": {"name": "set_port_cfg", "params": [{"name": "ss_drop", "value": "01"}]}})
+                  "action": {"name": "set_port_cfg", "params": [{"name": "ss_drop", "value": "01"},
+                                                                {"name": "family_forget", "value": "01"}]}})
     return {"flow_rules": rules}
 
 
@@ -130,7 +131,8 @@ def test_fifo_mode_turns_off_pv_and_slow_start_drops_on_the_bottleneck_only():
               for r in pol["flow_rules"] if r["table"] != tblib.QUEUE_MAP}
     assert byport[(tblib.AQM_CFG, "00000003")] == {"ctv_hi": "0000", "ctv_lo": "0000"}
     assert byport[(tblib.AQM_CFG, "00000002")] == {"ctv_hi": "7fff", "ctv_lo": "7000"}
-    assert byport[(tblib.PORT_CFG, "00000003")] == {"ss_drop": "00"}
+    # only the drop goes; family_forget (groups, no drops) stays as exported
+    assert byport[(tblib.PORT_CFG, "00000003")] == {"ss_drop": "00", "family_forget": "01"}
     assert any("ctv" in c for c in changes) and any("ss_drop" in c for c in changes)
     with pytest.raises(tblib.ScenarioError, match="mode"):
         tblib.policy_for_mode(export(), "red", 3)

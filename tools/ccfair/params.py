@@ -47,6 +47,13 @@ def _validate(p):
             or not all(isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= 1023 for x in w)):
         raise ValueError("queues.dwrr_weights must list queues.per_port (%r) integers in 1..1023 (the TM's "
                          "DWRR weights), got %r" % (q["per_port"], w))
+    m = p["classifier"].get("family_forget_intervals")
+    if not isinstance(m, int) or isinstance(m, bool) or not 1 <= m <= 64:
+        # flow_family holds 2 + 4 x the clean run in 8 bits (docs/algorithm.md D19)
+        raise ValueError("classifier.family_forget_intervals must be an integer in 1..64, got %r" % (m,))
+    k = q.get("delay_target_pkts")
+    if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= 64:
+        raise ValueError("queues.delay_target_pkts must be an integer in 1..64, got %r" % (k,))
 
 
 def num_groups(p):

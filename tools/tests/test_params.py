@@ -53,6 +53,18 @@ def test_dwrr_weights_one_per_queue_in_the_tms_range(tmp_path, weights):
         _load_changed(tmp_path, "queues", "dwrr_weights", weights)
 
 
+@pytest.mark.parametrize("m", [0, 65, 1.5, True, None])
+def test_family_forget_intervals_fit_the_register(tmp_path, m):
+    with pytest.raises(ValueError, match=r"classifier.family_forget_intervals must be an integer in 1..64"):
+        _load_changed(tmp_path, "classifier", "family_forget_intervals", m)
+
+
+@pytest.mark.parametrize("k", [0, 65, 2.5, False, None])
+def test_delay_target_pkts_in_range(tmp_path, k):
+    with pytest.raises(ValueError, match=r"queues.delay_target_pkts must be an integer in 1..64"):
+        _load_changed(tmp_path, "queues", "delay_target_pkts", k)
+
+
 def test_p4_header_matches_json(tmp_path):
     out = tmp_path / "params.p4"
     subprocess.check_call([sys.executable, GEN, "p4", str(out)])

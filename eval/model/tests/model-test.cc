@@ -823,6 +823,26 @@ RunControllerCases(const std::string& path)
                     CHECK(p.QueueOf(uint8_t(groupId(g)), uint8_t(s)) == qs.at(s).get<int>(),
                           g << " slot " << s << ": queue " << int(p.QueueOf(uint8_t(groupId(g)), uint8_t(s)))
                             << ", want " << qs.at(s));
+        // D19: port_cfg family_forget and each queue's aqm_cfg target (0 in the model: the port's)
+        CHECK(p.FamilyForget() == e.at("family_forget").get<int>(),
+              "family_forget " << int(p.FamilyForget()) << ", want " << e.at("family_forget"));
+        const auto targetOf = [&](uint32_t qi) {
+            const uint32_t t = p.Queues()[qi].target_units;
+            return t ? t : cfg.target_delay_units;
+        };
+        std::set<uint32_t> named;
+        if (e.contains("target_us"))
+            for (const auto& [g, t] : e.at("target_us").items())
+            {
+                const uint32_t qi = p.QueueOf(uint8_t(groupId(g)), 0);
+                named.insert(qi);
+                CHECK(targetOf(qi) == t.get<uint32_t>(), g << " queue " << qi << " target " << targetOf(qi) << " us, want " << t);
+            }
+        if (e.contains("target_us_other"))
+            for (uint32_t qi = 0; qi < uint32_t(p.Queues().size()); ++qi)
+                if (!named.count(qi))
+                    CHECK(targetOf(qi) == e.at("target_us_other").get<uint32_t>(),
+                          "queue " << qi << " target " << targetOf(qi) << " us, want " << e.at("target_us_other"));
         if (e.contains("queues_used"))
         {
             std::set<uint8_t> used;
@@ -1017,7 +1037,7 @@ RunVector(const std::string& path)
     AllowedKeys(cfg,
                 {"link_rate_bps", "fair_rate_bps", "default_rtt_us", "ant_max_pkts_per_interval", "m_m", "target_delay_us", "ctv_update_interval_us", "ctv_step_up", "ctv_step_down",
                  "ecn", "num_queues", "initial_limit_pkts", "rtt_boundary_us", "ss_proactive_drop",
-                 "min_interval_us"},
+                 "min_interval_us", "family_forget"},
                 "config");
     c.link_rate_bps = cfg.value("link_rate_bps", c.link_rate_bps);
     if (cfg.contains("default_rtt_us"))
@@ -1045,6 +1065,8 @@ RunVector(const std::string& path)
         p.SetFairRate(cfg["fair_rate_bps"].get<uint64_t>());
     else
         p.SetPortFairRateBin(255); // as PTF's replay: the table default, not the model's link bin (D7)
+    // port_cfg family_forget as PTF's replay writes it (the controller's rule is not run here)
+    p.SetFamilyForget(cfg.value("family_forget", false));
 
     std::map<std::string, FlowDef> flows;
     for (auto& [k, f] : v.at("flows").items())

@@ -6,7 +6,8 @@
 // rates), loss-ignoring intervals (retransmission runs the rate does not back
 // off from), slow-start end (packets per interval fall or the fair BDP is
 // reached), the sticky family (loss-based once the rate fell in two intervals
-// with a retransmission), then the group (const table generated from the
+// with a retransmission; forgotten after M clean intervals where the port
+// says so, D19), then the group (const table generated from the
 // params group layout). A group that differs from the one ingress queued the
 // packet as is sent to ingress by a
 // truncated mirror copy (at most UPDATE rate per pipe; retried at the next
@@ -229,23 +230,49 @@ control Classifier(inout egress_headers_t hdr,
     // Sticky while long-lived: delay (0, then 1) until the flow's rate has
     // fallen (rate_end) in two intervals with a retransmission (bridged
     // int_retx != 0) -- it backed off after a loss twice -- then loss (2)
-    // (docs/algorithm.md D11, D16). group_of reads bit 1.
-    RegisterAction<bit<8>, bit<FLOW_IDX_BITS>, bit<8>>(flow_family) family_read = {
-        void apply(inout bit<8> v, out bit<8> rv) {
-            rv = v;
+    // (docs/algorithm.md D11, D16). Where port_cfg's family_forget is 1, a
+    // loss-based flow counts its interval ends in a row without a
+    // retransmission (2 + 4n, define.p4) and after M of them forgets one
+    // back-off (1): a delay-based flow that lost its class in the drops that
+    // end slow start gets it back (D19). group_of reads bit 1. Four
+    // RegisterActions (Tofino's maximum), each returning the new value;
+    // family_op picks one, so none needs more than two conditions.
+    RegisterAction<bit<8>, bit<FLOW_IDX_BITS>, bit<8>>(flow_family) family_reset = {
+        void apply(inout bit<8> v) {
+            v = FLOW_FAMILY_DELAY;
         }
     };
+    // A back-off: one more, or a loss-based flow's run restarts.
     RegisterAction<bit<8>, bit<FLOW_IDX_BITS>, bit<8>>(flow_family) family_loss = {
         void apply(inout bit<8> v, out bit<8> rv) {
             if (v < FLOW_FAMILY_LOSS) {
                 v = v + 1;
+            } else {
+                v = FLOW_FAMILY_LOSS;
             }
             rv = v;
         }
     };
-    RegisterAction<bit<8>, bit<FLOW_IDX_BITS>, bit<8>>(flow_family) family_reset = {
-        void apply(inout bit<8> v) {
-            v = 0;
+    // An interval end with a retransmission but no back-off: the run
+    // restarts. Without forgetting v never exceeds 2 and this is a read.
+    RegisterAction<bit<8>, bit<FLOW_IDX_BITS>, bit<8>>(flow_family) family_dirty = {
+        void apply(inout bit<8> v, out bit<8> rv) {
+            if (v >= FLOW_FAMILY_LOSS) {
+                v = FLOW_FAMILY_LOSS;
+            }
+            rv = v;
+        }
+    };
+    // A clean interval end (forgetting on): the M-th in a row forgets one
+    // back-off, an earlier one adds to the run; delay-based values stay.
+    RegisterAction<bit<8>, bit<FLOW_IDX_BITS>, bit<8>>(flow_family) family_clean = {
+        void apply(inout bit<8> v, out bit<8> rv) {
+            if (v >= FLOW_FAMILY_FORGET_AT) {
+                v = 1;
+            } else if (v >= FLOW_FAMILY_LOSS) {
+                v = v + 4;
+            }
+            rv = v;
         }
     };
 
@@ -433,12 +460,19 @@ control Classifier(inout egress_headers_t hdr,
         md.family = 0;
     }
     @hidden action family_hold_op() { md.family = 0; }
-    @hidden action family_end_op() {
-        md.family = family_read.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
-    }
     @hidden action family_loss_op() {
         md.family = family_loss.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
     }
+    @hidden action family_clean_op() {
+        md.family = family_clean.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+    }
+    @hidden action family_dirty_op() {
+        md.family = family_dirty.execute(hdr.bridged.flow_idx[FLOW_IDX_BITS - 1:0]);
+    }
+    // A back-off needs a retransmission in the interval, a clean end none,
+    // so the two never overlap; family_forget 0 leaves every other end to
+    // family_dirty, and any other value turns forgetting on, as ss_drop's
+    // does the slow-start drop (D19).
     AT_STAGE(STAGE_EG_FAMILY) @hidden
     table family_op {
         key = {
@@ -446,14 +480,20 @@ control Classifier(inout egress_headers_t hdr,
             hdr.bridged.group: ternary;
             md.fell: ternary;
             hdr.bridged.int_retx: range;
+            md.family_forget: ternary;
         }
-        actions = { family_reset_op; family_clear_op; family_hold_op; family_loss_op; family_end_op; no_op; }
+        actions = {
+            family_reset_op; family_clear_op; family_hold_op; family_loss_op;
+            family_clean_op; family_dirty_op; no_op;
+        }
         const entries = {
-            (CLS_NEW, _, _, _) : family_reset_op();
-            (CLS_END, GROUP_MOUSE, _, _) : family_clear_op();
-            (CLS_END, GROUP_ANT, _, _) : family_hold_op();
-            (CLS_END, _, 1, 1 .. 255) : family_loss_op();
-            (CLS_END, _, _, _) : family_end_op();
+            (CLS_NEW, _, _, _, _) : family_reset_op();
+            (CLS_END, GROUP_MOUSE, _, _, _) : family_clear_op();
+            (CLS_END, GROUP_ANT, _, _, _) : family_hold_op();
+            (CLS_END, _, 1, 1 .. 255, _) : family_loss_op();
+            (CLS_END, _, _, _, 0) : family_dirty_op();
+            (CLS_END, _, _, 0 .. 0, _) : family_clean_op();
+            (CLS_END, _, _, _, _) : family_dirty_op();
         }
         const default_action = no_op();
         size = 8;

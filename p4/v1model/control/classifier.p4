@@ -169,13 +169,32 @@ control Classifier(inout headers_t hdr,
     }
 
     // sticky: delay (0, then 1) until the rate has fallen in two intervals
-    // with a retransmission, then loss (2) (TNA family_read / family_loss, D16)
+    // with a retransmission, then loss (2 + 4n, n = clean interval ends in a
+    // row where family_forget is not 0; forgets one back-off after M) (TNA
+    // family_loss / family_dirty / family_clean, D16, D19)
     action family_reset() { flow_family.write(idx, FLOW_FAMILY_DELAY); }
-    action family_end() { flow_family.read(md.family, idx); }
     action family_loss() {
         flow_family.read(md.family, idx);
         if (md.family < FLOW_FAMILY_LOSS) {
             md.family = md.family + 1;
+        } else {
+            md.family = FLOW_FAMILY_LOSS;
+        }
+        flow_family.write(idx, md.family);
+    }
+    action family_dirty() {
+        flow_family.read(md.family, idx);
+        if (md.family >= FLOW_FAMILY_LOSS) {
+            md.family = FLOW_FAMILY_LOSS;
+        }
+        flow_family.write(idx, md.family);
+    }
+    action family_clean() {
+        flow_family.read(md.family, idx);
+        if (md.family >= FLOW_FAMILY_FORGET_AT) {
+            md.family = 1;
+        } else if (md.family >= FLOW_FAMILY_LOSS) {
+            md.family = md.family + 4;
         }
         flow_family.write(idx, md.family);
     }
@@ -254,8 +273,10 @@ control Classifier(inout headers_t hdr,
             md.family = 0;
         } else if (md.cls_op == CLS_END && md.fell == 1 && hdr.bridged.int_retx != 0) {
             family_loss();
+        } else if (md.cls_op == CLS_END && hdr.bridged.int_retx == 0 && md.family_forget != 0) {
+            family_clean();
         } else if (md.cls_op == CLS_END) {
-            family_end();
+            family_dirty();
         }
         if (md.cls_op == CLS_END) {
             group_of.apply();

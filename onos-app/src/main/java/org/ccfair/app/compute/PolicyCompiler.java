@@ -52,6 +52,12 @@ import java.util.TreeMap;
  * ants'); with weighted-groups its port's curves are then centred on the rate
  * of a weight-1 flow ({@link #fairKbps(long, int[], double[])}), so
  * that the one threshold holds each flow at its weight times that rate.</li>
+ * <li>AQM target: the intent's for every queue, except in the isolated layout,
+ * where each delay group's queue is held to queues.delay_target_pkts packets
+ * of its flows' weighted fair rate, between the intent's target and 100 ms,
+ * and its port's loss-based flows forget a back-off after
+ * classifier.family_forget_intervals clean intervals (port_cfg family_forget;
+ * {@link #delayTargets}, docs/algorithm.md D19).</li>
  * </ul>
  * Not thread-safe: one compiler per computing thread (it caches TVF profiles).
  */
@@ -62,6 +68,12 @@ public final class PolicyCompiler {
 
     /** Fair rate bin of a port without a known speed (the data-plane default: never reached). */
     public static final int NO_FAIR_RATE_BIN = 255;
+
+    /** Highest AQM target a delay group's queue gets from its fair rate (D19), microseconds. */
+    public static final double DELAY_TARGET_MAX_US = 100_000.0;
+
+    // Bits of the packet the delay target counts (a full-size packet, as the ns-3 model's 1500.0 * 8.0).
+    private static final double DELAY_TARGET_PKT_BITS = 1500.0 * 8.0;
 
     private static final Comparator<FairnessIntent> PRECEDENCE =
             Comparator.comparingInt(FairnessIntent::priority).reversed().thenComparing(FairnessIntent::id);
@@ -80,7 +92,9 @@ public final class PolicyCompiler {
     private final int bdpShift;
     private final String[] familyOfGroup;
     private final boolean[] longLived;
+    private final boolean[] delayGroup;
     private final int numLongLived;
+    private final int delayTargetPkts;
     private final int ant;
     private final int mouse;
     // One TVF family per distinct objective + weights (+ share correction): its curves by centre bin.
@@ -107,6 +121,8 @@ public final class PolicyCompiler {
     private final int[] order;
     private final int[] at;
     private final boolean[] used;
+    // Scratch of delayTargets: per queue, whether a group that is not delay-based uses it.
+    private final boolean[] notDelayQueue;
 
     /** What an intent contributes to every port it governs. */
     private static final class Plan {
@@ -214,15 +230,22 @@ public final class PolicyCompiler {
         this.order = new int[numGroups];
         this.at = new int[numGroups];
         this.used = new boolean[numQueues];
+        this.notDelayQueue = new boolean[numQueues];
         this.familyOfGroup = new String[numGroups];
         this.longLived = new boolean[numGroups];
+        this.delayGroup = new boolean[numGroups];
         int n = 0;
         for (int g = 0; g < numGroups; g++) {
             familyOfGroup[g] = params.familyOf(g);
             longLived[g] = familyOfGroup[g] != null;
+            delayGroup[g] = "delay".equals(familyOfGroup[g]);
             n += longLived[g] ? 1 : 0;
         }
         this.numLongLived = n;
+        this.delayTargetPkts = (int) params.integer("queues", "delay_target_pkts");
+        if (delayTargetPkts < 1) {
+            throw new IllegalArgumentException("queues.delay_target_pkts = " + delayTargetPkts + ", must be >= 1");
+        }
     }
 
     /**
@@ -464,9 +487,11 @@ public final class PolicyCompiler {
             int[] limits = plan.adaptive && c != null ? c.limits(deviceId, p.number(), numQueues, plan.buffer) : null;
             QueueSplit queues = split(plan, flowsOf[i]);
             int[][] ctv = ctvRange(queues, profile, centre[i], fam.binShift);
+            long[] targets = plan.shared ? null
+                    : delayTargets(queues, p.speedMbps(), flowsOf[i], plan.weight, in.targetDelayUs());
             out.add(new PortPolicy(p.number(), p.role(), in.id(), queues, profileId,
                                    portFairBin(p.speedMbps(), fair[i]), plan.mM, in.targetDelayUs(),
-                                   plan.adaptive, plan.buffer, limits, ctv[0], ctv[1], p.statsIndex()));
+                                   plan.adaptive, plan.buffer, limits, ctv[0], ctv[1], targets, p.statsIndex()));
         }
         return new DevicePolicy(deviceId, out, ids, numQueues);
     }
@@ -640,16 +665,94 @@ public final class PolicyCompiler {
      * @return kbit/s of a weight-1 flow, 0 without long-lived flows or speed
      */
     public double fairKbps(long speedMbps, int[] flows, double[] weight) {
+        double n = weightedFlows(flows, weight);
+        if (n <= 0 || speedMbps <= 0) {
+            return 0;
+        }
+        return speedMbps * 1000.0 / n;
+    }
+
+    // Sum of flows x weight over the long-lived groups, in group order (Pipeline::FairRate's sum).
+    private double weightedFlows(int[] flows, double[] weight) {
         double n = 0;
         for (int g = 0; flows != null && g < flows.length && g < numGroups; g++) {
             if (familyOfGroup[g] != null && flows[g] > 0) {
                 n += flows[g] * (weight == null ? 1.0 : weight[g]);
             }
         }
+        return n;
+    }
+
+    /**
+     * AQM target per queue of a port in the isolated layout (docs/algorithm.md
+     * D19): the queue of each delay group g, with or without flows, gets
+     * max(target, min(k x 1500 x 8 bit / f_g, 100 ms)) in whole microseconds, k =
+     * queues.delay_target_pkts and f_g = the weighted fair rate
+     * ({@link #fairKbps(long, int[], double[])}, in bit/s) x g's weight (1
+     * under per-flow): a queue of delay-based flows alone stands at a few
+     * segments per flow (Vegas' alpha..beta), which the port's target, sized
+     * for loss-based flows, would drop into loss-based behaviour. A queue that
+     * any other group also uses (ants, mice or another family; fewer queues
+     * than groups: ids wrap) keeps the port's target, as does every other queue.
+     * The ns-3 model's Pipeline::ApplyPolicy computes the same, in the same
+     * double operations (speed in bit/s / sum of flows x weight, x weight, then
+     * k x 1500.0 x 8.0 / f x 1e6, truncated), so both give the same integer.
+     *
+     * @param split     the port's queue split
+     * @param speedMbps port speed
+     * @param flows     active flows per group, or null
+     * @param weight    per group its weight (the intent's plan)
+     * @param targetUs  the port's target
+     * @return target per queue id, or null when every queue has the port's target
+     *         (no long-lived flow, no speed, or every delay queue's target is the port's)
+     */
+    long[] delayTargets(QueueSplit split, long speedMbps, int[] flows, double[] weight, long targetUs) {
+        double n = weightedFlows(flows, weight);
         if (n <= 0 || speedMbps <= 0) {
-            return 0;
+            return null;
         }
-        return speedMbps * 1000.0 / n;
+        // bit/s as the model's FairRate(link_bps, n, 2, w): not fairKbps x 1000, which may
+        // round differently in the last place and so floor to another integer.
+        double unitBps = speedMbps * 1e6 / n;
+        java.util.Arrays.fill(notDelayQueue, false);
+        for (int g = 0; g < numGroups; g++) {
+            if (!delayGroup[g]) {
+                for (int s = 0; s < slotsPerGroup; s++) {
+                    notDelayQueue[split.queueOf(g, s, numQueues)] = true;
+                }
+            }
+        }
+        long[] t = null;
+        for (int g = 0; g < numGroups; g++) {
+            if (!delayGroup[g]) {
+                continue;
+            }
+            long us = delayTargetUs(unitBps * weightOf(weight, g), targetUs);
+            for (int s = 0; s < slotsPerGroup; s++) {
+                int q = split.queueOf(g, s, numQueues);
+                if (!notDelayQueue[q] && us != targetUs) {
+                    if (t == null) {
+                        t = new long[numQueues];
+                        java.util.Arrays.fill(t, targetUs);
+                    }
+                    t[q] = us;
+                }
+            }
+        }
+        return t;
+    }
+
+    /**
+     * AQM target of a delay group's queue (D19): k packets at its rate, at
+     * least the port's target and at most {@link #DELAY_TARGET_MAX_US}.
+     *
+     * @param groupBps the group's fair rate per flow, bit/s (> 0)
+     * @param targetUs the port's target
+     * @return microseconds
+     */
+    long delayTargetUs(double groupBps, long targetUs) {
+        double us = delayTargetPkts * DELAY_TARGET_PKT_BITS / groupBps * 1e6;
+        return (long) Math.max((double) targetUs, Math.min(us, DELAY_TARGET_MAX_US));
     }
 
     // Rate bin of kbps >> shift; NO_FAIR_RATE_BIN for 0 (callers pass the link's rate instead).

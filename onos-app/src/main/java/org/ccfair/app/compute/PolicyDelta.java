@@ -25,8 +25,9 @@ import java.util.Map;
  * <li>RTT bands (full push only; they come from params/ccfair.json);</li>
  * <li>AQM configuration of every queue of changed ports (before groups move into them);</li>
  * <li>queue-map slots (each slot write moves one slot atomically);</li>
- * <li>egress port configuration: role, TVF profile reference (the flip), fair rate, classifier, stats
- * index; with it the ingress's stats index of the port (PORT_INDEX, the same index);</li>
+ * <li>egress port configuration: role, TVF profile reference (the flip), fair rate, classifier
+ * (with family_forget, 1 in the isolated layout), stats index; with it the ingress's stats index of
+ * the port (PORT_INDEX, the same index);</li>
  * <li>ingress port configuration: role (edge ports start trusting nothing, fabric ports the shim);</li>
  * <li>deletes: ingress and egress port configuration and stats index of removed ports, then their queue-map
  * slots, then their AQM rows, then TVF entries of profile ids no port refers to any more.</li>
@@ -199,12 +200,14 @@ public final class PolicyDelta {
         return p.role() == PortRole.EDGE ? roleEdge : roleFabric;
     }
 
+    // set_port_cfg's parameters in P4 order; family_forget (D19) is 1 only in the isolated layout.
     private long[] egress(PortPolicy p) {
-        return new long[]{role(p), p.tvfProfileId(), p.fairRateBin(), antMaxPkts, p.mM(), ssDrop, p.statsIndex()};
+        return new long[]{role(p), p.tvfProfileId(), p.fairRateBin(), antMaxPkts, p.mM(), ssDrop,
+                          p.familyForget() ? 1 : 0, p.statsIndex()};
     }
 
     private long[] aqm(PortPolicy p, int q) {
-        return new long[]{p.targetDelayUs(), p.limitOf(q), ecn, p.ctvLoOf(q), p.ctvHiOf(q)};
+        return new long[]{p.targetDelayUsOf(q), p.limitOf(q), ecn, p.ctvLoOf(q), p.ctvHiOf(q)};
     }
 
     private void port(List<List<PolicyWrite>> ph, PortPolicy o, PortPolicy p, int numQueues) {

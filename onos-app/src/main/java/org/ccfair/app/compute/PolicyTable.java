@@ -15,7 +15,8 @@ public enum PolicyTable {
     INGRESS_PORT,
     /**
      * EgressPipe.port_cfg.port_cfg. Key: port. Value: role, TVF profile, fair rate bin,
-     * ant max packets, mM, slow-start drop (0/1), stats index.
+     * ant max packets, mM, slow-start drop (0/1), family forget (0/1: 1 in the isolated
+     * layout, D19), stats index.
      */
     EGRESS_PORT,
     /**
@@ -27,7 +28,10 @@ public enum PolicyTable {
     QUEUE_MAP,
     /** EgressPipe.marker.tvf. Key: profile, group, rate bin. Value: packet value. */
     TVF,
-    /** EgressPipe.aqm.aqm_cfg. Key: port, queue. Value: target delay (us), buffer limit (packets), ECN (0/1). */
+    /**
+     * EgressPipe.aqm.aqm_cfg. Key: port, queue. Value: target delay (us, the queue's: D19), buffer limit
+     * (packets), ECN (0/1), lowest CTV, highest CTV.
+     */
     AQM,
     /** EgressPipe.classifier.rtt_band. Key: RTT low, RTT high (us, inclusive range). Value: band. */
     RTT_BAND

@@ -12,8 +12,9 @@ import java.util.Arrays;
  * split among the groups ({@link QueueSplit}: the group to queue map), the
  * TVF profile its edge marking
  * uses, the fair rate of one long-lived flow as a rate bin, the classifier
- * threshold mM, the AQM target and the buffer limit, and the port's stats
- * index (where the data plane counts it, {@link StatsIndex}).
+ * threshold mM, the AQM target (the port's, and per queue where the isolated
+ * layout holds a delay group's queue to its own, D19) and the buffer limit,
+ * and the port's stats index (where the data plane counts it, {@link StatsIndex}).
  */
 public final class PortPolicy {
 
@@ -30,6 +31,7 @@ public final class PortPolicy {
     private final int[] queueLimitPkts;
     private final int[] ctvLo;
     private final int[] ctvHi;
+    private final long[] queueTargetUs;
     private final int statsIndex;
     private final int hash;
 
@@ -100,7 +102,34 @@ public final class PortPolicy {
     public PortPolicy(long port, PortRole role, String intentId, QueueSplit split, int tvfProfileId, int fairRateBin,
                       int mM, long targetDelayUs, boolean adaptiveBuffer, int bufferLimitPkts,
                       int[] queueLimitPkts, int[] ctvLo, int[] ctvHi, int statsIndex) {
+        this(port, role, intentId, split, tvfProfileId, fairRateBin, mM, targetDelayUs, adaptiveBuffer,
+             bufferLimitPkts, queueLimitPkts, ctvLo, ctvHi, null, statsIndex);
+    }
+
+    /**
+     * Creates a port policy with any queue split and AQM targets per queue.
+     *
+     * @param port            port number
+     * @param role            role
+     * @param intentId        governing intent
+     * @param split           queues per group and the group to queue map
+     * @param tvfProfileId    TVF profile id
+     * @param fairRateBin     fair rate bin
+     * @param mM              classifier mM (the loss-ignoring count at which a flow is model-based)
+     * @param targetDelayUs   AQM target of the port (of every queue without one of its own)
+     * @param adaptiveBuffer  Cocoa adaptive buffers
+     * @param bufferLimitPkts initial buffer limit per queue
+     * @param queueLimitPkts  limit per queue id (copied), or null for bufferLimitPkts everywhere
+     * @param ctvLo           lowest CTV per queue id (copied), or null for 0
+     * @param ctvHi           highest CTV per queue id (copied), or null for 65535
+     * @param queueTargetUs   AQM target per queue id (copied), or null for targetDelayUs everywhere
+     * @param statsIndex      stats index of the port ({@link StatsIndex}), or -1 if it has none (not writable)
+     */
+    public PortPolicy(long port, PortRole role, String intentId, QueueSplit split, int tvfProfileId, int fairRateBin,
+                      int mM, long targetDelayUs, boolean adaptiveBuffer, int bufferLimitPkts,
+                      int[] queueLimitPkts, int[] ctvLo, int[] ctvHi, long[] queueTargetUs, int statsIndex) {
         this.statsIndex = statsIndex;
+        this.queueTargetUs = queueTargetUs == null ? null : queueTargetUs.clone();
         this.queueLimitPkts = queueLimitPkts == null ? null : queueLimitPkts.clone();
         this.ctvLo = ctvLo == null ? null : ctvLo.clone();
         this.ctvHi = ctvHi == null ? null : ctvHi.clone();
@@ -127,6 +156,7 @@ public final class PortPolicy {
         h = 31 * h + Arrays.hashCode(queueLimitPkts);
         h = 31 * h + Arrays.hashCode(ctvLo);
         h = 31 * h + Arrays.hashCode(ctvHi);
+        h = 31 * h + Arrays.hashCode(queueTargetUs);
         h = 31 * h + statsIndex;
         this.hash = 31 * h + bufferLimitPkts;
     }
@@ -247,12 +277,39 @@ public final class PortPolicy {
     }
 
     /**
-     * AQM target queuing delay.
+     * AQM target queuing delay of the port (its intent's): that of every queue
+     * without a target of its own ({@link #targetDelayUsOf}).
      *
      * @return microseconds
      */
     public long targetDelayUs() {
         return targetDelayUs;
+    }
+
+    /**
+     * AQM target of one queue (aqm_cfg target_delay_us): in the isolated layout
+     * a delay group's queue has its own (PolicyCompiler, docs/algorithm.md D19);
+     * every other queue the port's {@link #targetDelayUs()}.
+     *
+     * @param qid queue id
+     * @return microseconds
+     */
+    public long targetDelayUsOf(int qid) {
+        return queueTargetUs != null && qid < queueTargetUs.length ? queueTargetUs[qid] : targetDelayUs;
+    }
+
+    /**
+     * Whether the port's loss-based flows forget a back-off after
+     * classifier.family_forget_intervals clean interval ends (port_cfg
+     * family_forget, docs/algorithm.md D19): only in the isolated layout, where
+     * a delay-based flow misread as loss-based in slow start must get back to
+     * its own queue; in the shared layout forgetting cost DCTCP and Westwood
+     * their class (measured), so it stays off there.
+     *
+     * @return true if the port's queue layout is isolated
+     */
+    public boolean familyForget() {
+        return split.layout() == QueueLayout.ISOLATED;
     }
 
     /**
@@ -319,7 +376,8 @@ public final class PortPolicy {
                 && targetDelayUs == p.targetDelayUs && adaptiveBuffer == p.adaptiveBuffer
                 && bufferLimitPkts == p.bufferLimitPkts
                 && Arrays.equals(queueLimitPkts, p.queueLimitPkts)
-                && Arrays.equals(ctvLo, p.ctvLo) && Arrays.equals(ctvHi, p.ctvHi) && statsIndex == p.statsIndex;
+                && Arrays.equals(ctvLo, p.ctvLo) && Arrays.equals(ctvHi, p.ctvHi)
+                && Arrays.equals(queueTargetUs, p.queueTargetUs) && statsIndex == p.statsIndex;
     }
 
     @Override

@@ -116,7 +116,8 @@ public final class PolicyTranslator {
                                          .withParameter(param(ANT_MAX_PKTS, w.value(3), ANT_MAX_PKTS_BITWIDTH))
                                          .withParameter(param(M_M, w.value(4), M_M_BITWIDTH))
                                          .withParameter(param(SS_DROP, w.value(5), SS_DROP_BITWIDTH))
-                                         .withParameter(param(STATS_IDX, w.value(6), STATS_IDX_BITWIDTH)).build());
+                                         .withParameter(param(FAMILY_FORGET, w.value(6), FAMILY_FORGET_BITWIDTH))
+                                         .withParameter(param(STATS_IDX, w.value(7), STATS_IDX_BITWIDTH)).build());
                 }
                 break;
             case PORT_INDEX:

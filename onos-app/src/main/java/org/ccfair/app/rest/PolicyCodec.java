@@ -85,14 +85,17 @@ public final class PolicyCodec {
         o.put("buffer_policy", p.adaptiveBuffer() ? "adaptive" : "fixed");
         o.put("buffer_limit_pkts", p.bufferLimitPkts());
         o.put("queue_layout", p.queueLayout().text());
-        // Per queue: Cocoa's current limits when adaptive, else the fixed limit everywhere.
+        // Per queue: Cocoa's current limits when adaptive, else the fixed limit everywhere; the AQM
+        // target each queue is written with (a delay group's own in the isolated layout, D19).
         ArrayNode ql = o.putArray("queue_limit_pkts");
         ArrayNode cl = o.putArray("queue_ctv_lo");
         ArrayNode ch = o.putArray("queue_ctv_hi");
+        ArrayNode qt = o.putArray("queue_target_delay_us");
         for (int q = 0; q < d.numQueues(); q++) {
             ql.add(p.limitOf(q));
             cl.add(p.ctvLoOf(q));
             ch.add(p.ctvHiOf(q));
+            qt.add(p.targetDelayUsOf(q));
         }
         ObjectNode c = o.putObject("classifier");
         c.put("m_m", p.mM());

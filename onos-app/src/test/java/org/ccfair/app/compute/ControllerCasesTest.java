@@ -27,8 +27,9 @@ import static org.junit.Assert.fail;
  * ns-3 model is held to as well (testdata/README.md, "Controller cases"): one
  * edge port per case, compiled as the app compiles a device, then its fair
  * rate, port_cfg fair_rate_bin, TVF profile, per-group CTV range and queue map
- * (in the case's queue layout) compared with the hand-derived values. Every
- * case is checked; failures are reported together.
+ * (in the case's queue layout), and port_cfg family_forget and the aqm_cfg
+ * target of each queue as PolicyDelta writes them (D19), compared with the
+ * hand-derived values. Every case is checked; failures are reported together.
  */
 public class ControllerCasesTest {
 
@@ -178,6 +179,7 @@ public class ControllerCasesTest {
                          port.queueOf(gid, s, numQueues));
             }
         }
+        checkWrites(c, p, d, port, ids, failures);
         if (e.has("queues_used")) {
             java.util.Set<Integer> used = new java.util.TreeSet<>();
             int slots = (int) p.integer("queues", "slots_per_group");
@@ -187,6 +189,53 @@ public class ControllerCasesTest {
                 }
             }
             expectEq(failures, name + ": queues used " + used, e.path("queues_used").asInt(), used.size());
+        }
+    }
+
+    // port_cfg family_forget and aqm_cfg target_delay_us as PolicyDelta writes them for the port (D19).
+    private static void checkWrites(JsonNode c, CcfairParams p, DevicePolicy d, PortPolicy port,
+                                    Map<String, Integer> ids, List<String> failures) {
+        String name = c.path("name").asText();
+        JsonNode e = c.path("expect");
+        long[] egress = null;
+        Map<Long, Long> target = new HashMap<>();
+        for (PolicyWrite w : new PolicyDelta(p).full(d)) {
+            if (w.table() == PolicyTable.EGRESS_PORT && w.key(0) == port.port()) {
+                egress = w.value();
+            } else if (w.table() == PolicyTable.AQM && w.key(0) == port.port()) {
+                target.put(w.key(1), w.value(0));
+            }
+        }
+        assertTrue(name + ": no port_cfg write", egress != null);
+        if (!e.has("family_forget")) {
+            failures.add(name + ": expect.family_forget (0 or 1) is missing");
+        } else {
+            // set_port_cfg(role, tvf_profile, fair_rate_bin, ant_max_pkts, m_m, ss_drop, family_forget, stats_idx)
+            expectEq(failures, name + ": port_cfg family_forget", e.path("family_forget").asInt(), (int) egress[6]);
+        }
+        int numQueues = d.numQueues();
+        java.util.Set<Long> listed = new java.util.HashSet<>();
+        Iterator<Map.Entry<String, JsonNode>> it = e.path("target_us").fields();
+        while (it.hasNext()) {
+            Map.Entry<String, JsonNode> g = it.next();
+            long q = port.queueOf(group(ids, g.getKey(), name), 0, numQueues);
+            listed.add(q);
+            expectEq(failures, name + ": aqm_cfg target_delay_us of " + g.getKey() + " (queue " + q + ")",
+                     g.getValue().asLong(), target.getOrDefault(q, -1L));
+        }
+        if (e.has("target_us_other")) {
+            for (long q = 0; q < numQueues; q++) {
+                if (!listed.contains(q)) {
+                    expectEq(failures, name + ": aqm_cfg target_delay_us of queue " + q + " (target_us_other)",
+                             e.path("target_us_other").asLong(), target.getOrDefault(q, -1L));
+                }
+            }
+        }
+    }
+
+    private static void expectEq(List<String> failures, String what, long want, long got) {
+        if (want != got) {
+            failures.add(what + ": " + got + ", expected " + want);
         }
     }
 

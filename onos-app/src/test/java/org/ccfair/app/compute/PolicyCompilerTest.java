@@ -497,6 +497,115 @@ public class PolicyCompilerTest {
         assertEquals(3, d.profileSlots());
     }
 
+    // One edge port "device:s1"/1 of a speed, under an intent (null: the default), with flows.
+    private static PortPolicy onePort(PolicyCompiler pc, long speedMbps, FairnessIntent in, int[] flows) {
+        FabricView f = FabricView.builder().port("device:s1", 1, PortRole.EDGE, speedMbps).build();
+        StatsSnapshot s = StatsSnapshot.builder().port("device:s1", 1, flows).build();
+        return pc.compile(f, in == null ? List.of() : List.of(in), s, Map.of()).get("device:s1").port(1);
+    }
+
+    private int[] flows(Object... groupAndCount) {
+        int[] n = new int[g];
+        for (int i = 0; i < groupAndCount.length; i += 2) {
+            String[] fs = ((String) groupAndCount[i]).split(":");
+            n[P.groupId(fs[0], Integer.parseInt(fs[1]))] = (Integer) groupAndCount[i + 1];
+        }
+        return n;
+    }
+
+    private static long targetOf(PortPolicy p, int group) {
+        return p.targetDelayUsOf(p.queueOf(group, 0, (int) P.integer("queues", "per_port")));
+    }
+
+    /**
+     * D19: in the isolated layout each delay group's queue, with flows or not,
+     * is held to queues.delay_target_pkts (6) packets of its weighted fair
+     * rate; every other queue keeps the intent's target, and the port's
+     * loss-based flows forget back-offs (family_forget). The shared layout
+     * (default) keeps the intent's target everywhere and never forgets.
+     */
+    @Test
+    public void isolatedDelayQueuesAreHeldToKPacketsOfTheirRate() {
+        int delay0 = P.groupId("delay", 0);
+        int delay1 = P.groupId("delay", 1);
+        int loss0 = P.groupId("loss", 0);
+        assertEquals(6, P.integer("queues", "delay_target_pkts"));
+        // 8 + 8 flows at 50 Mbit/s: 3.125 Mbit/s each, 6 x 12000 bit / 3.125e6 bit/s = 23.04 ms.
+        int[] n = flows("delay:0", 8, "loss:0", 8);
+        PortPolicy iso = onePort(c, 50, isolated("iso"), n);
+        assertTrue(iso.familyForget());
+        assertEquals(5000, iso.targetDelayUs());
+        assertEquals(23040, targetOf(iso, delay0));
+        assertEquals("a delay group without flows: the same rate", 23040, targetOf(iso, delay1));
+        java.util.Set<Integer> delayQueues = java.util.Set.of(iso.queueOf(delay0, 0, q), iso.queueOf(delay1, 0, q));
+        for (int qi = 0; qi < q; qi++) {
+            if (!delayQueues.contains(qi)) {
+                assertEquals("queue " + qi, 5000, iso.targetDelayUsOf(qi));
+            }
+        }
+        assertEquals(5000, targetOf(iso, loss0));
+        PortPolicy shared = onePort(c, 50, null, n);
+        assertTrue(!shared.familyForget());
+        for (int qi = 0; qi < q; qi++) {
+            assertEquals("shared queue " + qi, 5000, shared.targetDelayUsOf(qi));
+        }
+        // Weighted-groups, delay 2 : loss 1: the weighted unit rate 50e6 / (8 x 2 + 8) times delay's
+        // weight 2 = 4.1667 Mbit/s, 17280 us.
+        FairnessIntent w = isolated("w").toBuilder(P).objective(FairnessIntent.Objective.WEIGHTED_GROUPS)
+                .weights(Map.of("delay", 2.0)).build();
+        assertEquals(17280, targetOf(onePort(c, 50, w, n), delay0));
+        // At 20 Mbit/s the same is 43200 us in reals and 43199.99999999999 in the model's double
+        // operations (k x 1500.0 x 8.0 / f x 1e6): the app truncates the same double.
+        assertEquals(43199, targetOf(onePort(c, 20, w, n), delay0));
+    }
+
+    /** D19's bounds: never below the intent's target, at most 100 ms unless the intent's target is more. */
+    @Test
+    public void delayQueueTargetIsBetweenThePortTargetAndTheCap() {
+        int delay0 = P.groupId("delay", 0);
+        // One delay flow at 20 Mbit/s: 3600 us, below 5000: the port's target wins.
+        PortPolicy one = onePort(c, 20, isolated("iso"), flows("delay:0", 1));
+        assertEquals(5000, targetOf(one, delay0));
+        // ... but not below a lower intent target.
+        assertEquals(3600, targetOf(onePort(c, 20, isolated("iso").toBuilder(P).targetDelayUs(900).build(),
+                                            flows("delay:0", 1)), delay0));
+        // 20 flows at 10 Mbit/s: 144000 us, capped at 100000 ...
+        int[] many = flows("delay:0", 10, "delay:1", 10);
+        assertEquals(100_000, targetOf(onePort(c, 10, isolated("iso"), many), delay0));
+        // ... unless the intent's own target is above the cap.
+        assertEquals(200_000, targetOf(onePort(c, 10, isolated("iso").toBuilder(P).targetDelayUs(200_000).build(),
+                                               many), delay0));
+        // No long-lived flow (only ants and mice): no fair rate, the port's target everywhere.
+        PortPolicy none = onePort(c, 20, isolated("iso"), flows());
+        for (int qi = 0; qi < q; qi++) {
+            assertEquals(5000, none.targetDelayUsOf(qi));
+        }
+    }
+
+    /**
+     * Fewer queues than groups (ids wrap): a delay group's queue that any
+     * group that is not delay-based also uses keeps the port's target.
+     */
+    @Test
+    public void aDelayQueueSharedWithAnotherFamilyKeepsThePortTarget() {
+        PolicyCompiler c5 = new PolicyCompiler(withQueues(5));
+        int delay0 = P.groupId("delay", 0);
+        int delay1 = P.groupId("delay", 1);
+        int hybrid1 = P.groupId("hybrid", 1);
+        PortPolicy p = onePort(c5, 20, isolated("iso"), flows("delay:0", 2, "delay:1", 2));
+        assertEquals("delay0 and hybrid1 share a queue", p.queueOf(delay0, 0, 5), p.queueOf(hybrid1, 0, 5));
+        assertEquals(5000, p.targetDelayUsOf(p.queueOf(delay0, 0, 5)));
+        // delay1 alone on its queue: 20e6 / 4 = 5 Mbit/s, 14400 us.
+        assertEquals(14400, p.targetDelayUsOf(p.queueOf(delay1, 0, 5)));
+        // 3 queues: every long-lived group wraps onto the ants' or the mice's queue, which
+        // keep the port's target (short flows' latency) although delay groups use them.
+        PolicyCompiler c3 = new PolicyCompiler(withQueues(3));
+        PortPolicy p3 = onePort(c3, 20, isolated("iso"), flows("delay:0", 2, "delay:1", 2));
+        for (int qi = 0; qi < 3; qi++) {
+            assertEquals("queue " + qi, 5000, p3.targetDelayUsOf(qi));
+        }
+    }
+
     @Test
     public void fewerQueuesThanGroupsWrap() {
         PortPolicy p = new PortPolicy(1, PortRole.EDGE, "x", new int[]{1, 1, 1, 1}, 0, 255, 4, 5000, true, 100);

@@ -212,6 +212,64 @@ public class PolicyDeltaTest {
         fresh.apply(reverseWithinBatches(delta.full(b)));
     }
 
+    /**
+     * D19 in the writes: port_cfg family_forget (after ss_drop, before stats_idx)
+     * is 1 on an isolated port and 0 on a shared one; aqm_cfg writes each
+     * queue's own target, so a change of flows on an isolated port rewrites its
+     * delay groups' queues, and switching a port's layout rewrites its port_cfg.
+     */
+    @Test
+    public void familyForgetAndDelayQueueTargetsAreWritten() {
+        FabricView f = FabricView.builder().port(D, 1, PortRole.EDGE, 50).port(D, 2, PortRole.EDGE, 50).build();
+        FairnessIntent iso = FairnessIntent.builder(P).id("iso").queueLayout(FairnessIntent.QueueLayout.ISOLATED)
+                .scope(org.ccfair.app.policy.Scope.ports(List.of(D + "/2"))).build();
+        int[] flows = new int[g];
+        flows[P.groupId("delay", 0)] = 8;
+        flows[P.groupId("loss", 0)] = 8;
+        StatsSnapshot s = StatsSnapshot.builder().port(D, 1, flows).port(D, 2, flows).build();
+        DevicePolicy a = compile(f, List.of(iso), s, null);
+        SimDevice dev = new SimDevice();
+        dev.apply(delta.full(a));
+        long[] shared = dev.rows.get(PolicyTable.EGRESS_PORT + "[1]");
+        long[] isolated = dev.rows.get(PolicyTable.EGRESS_PORT + "[2]");
+        assertEquals("role .. ss_drop, family_forget, stats_idx", 8, isolated.length);
+        assertEquals("shared: no forgetting", 0, shared[6]);
+        assertEquals("isolated: forgetting", 1, isolated[6]);
+        assertEquals("ss_drop stays before it", P.integer("classifier", "ss_proactive_drop"), isolated[5]);
+        assertEquals("stats_idx stays last", a.port(2).statsIndex(), isolated[7]);
+        long delayQ = a.port(2).queueOf(P.groupId("delay", 0), 0, q);
+        long lossQ = a.port(2).queueOf(P.groupId("loss", 0), 0, q);
+        // 6 packets of 3.125 Mbit/s (50 / 16 flows): 23040 us; the loss group's queue the port's 5000.
+        assertEquals(23040, dev.rows.get(PolicyTable.AQM + Arrays.toString(new long[]{2, delayQ}))[0]);
+        assertEquals(5000, dev.rows.get(PolicyTable.AQM + Arrays.toString(new long[]{2, lossQ}))[0]);
+        for (long qi = 0; qi < q; qi++) {
+            assertEquals("shared port, queue " + qi, 5000,
+                         dev.rows.get(PolicyTable.AQM + Arrays.toString(new long[]{1, qi}))[0]);
+        }
+        // Twice the flows on the isolated port: half the rate, so its delay queues (delay0's and
+        // delay1's) get twice the target; the shared port's AQM rows are not touched.
+        int[] more = flows.clone();
+        more[P.groupId("delay", 0)] = 16;
+        more[P.groupId("loss", 0)] = 16;
+        DevicePolicy b = compile(f, List.of(iso), StatsSnapshot.builder().port(D, 1, flows).port(D, 2, more).build(),
+                                 a);
+        List<PolicyWrite> ws = delta.between(a, b);
+        dev.apply(ws);
+        long delayQb = b.port(2).queueOf(P.groupId("delay", 0), 0, q);
+        assertEquals(46080, dev.rows.get(PolicyTable.AQM + Arrays.toString(new long[]{2, delayQb}))[0]);
+        assertTrue(ws.stream().noneMatch(w -> w.table() == PolicyTable.AQM && w.key(0) == 1));
+        // The isolated port goes back to the default (shared) intent: port_cfg rewritten with 0,
+        // and every queue back to the port's target.
+        DevicePolicy c2 = compile(f, List.of(), StatsSnapshot.builder().port(D, 1, flows).port(D, 2, more).build(), b);
+        List<PolicyWrite> back = delta.between(b, c2);
+        dev.apply(back);
+        assertEquals(0, dev.rows.get(PolicyTable.EGRESS_PORT + "[2]")[6]);
+        for (long qi = 0; qi < q; qi++) {
+            assertEquals("port 2 shared again, queue " + qi, 5000,
+                         dev.rows.get(PolicyTable.AQM + Arrays.toString(new long[]{2, qi}))[0]);
+        }
+    }
+
     private static List<PolicyWrite> reverseWithinBatches(List<PolicyWrite> ws) {
         List<PolicyWrite> out = new java.util.ArrayList<>();
         int i = 0;

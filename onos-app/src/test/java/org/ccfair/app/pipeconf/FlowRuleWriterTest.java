@@ -170,7 +170,7 @@ public class FlowRuleWriterTest {
                 w(PolicyTable.RTT_BAND, new long[]{0, 19_999}, 0).inBatch(1),
                 w(PolicyTable.AQM, new long[]{5, 4}, 1000, 100, 1, 12, 240).inBatch(2),
                 w(PolicyTable.QUEUE_MAP, new long[]{5, 2, 3}, 7).inBatch(3),
-                w(PolicyTable.EGRESS_PORT, new long[]{5}, FABRIC, 3, 40, 8, 9, 1, 17).inBatch(4),
+                w(PolicyTable.EGRESS_PORT, new long[]{5}, FABRIC, 3, 40, 8, 9, 0, 1, 17).inBatch(4),
                 w(PolicyTable.PORT_INDEX, new long[]{5}, 17).inBatch(4),
                 w(PolicyTable.INGRESS_PORT, new long[]{5}, EDGE, 50_000).inBatch(5));
         writer.write(DEV, ws);
@@ -211,13 +211,15 @@ public class FlowRuleWriterTest {
 
         FlowRule eg = stored(EGRESS_PIPE_PORT_CFG_PORT_CFG);
         exact(eg, HDR_EG_PORT, 5, HDR_EG_PORT_BITWIDTH);
-        a = action(eg, EGRESS_PIPE_PORT_CFG_SET_PORT_CFG, 7);
+        a = action(eg, EGRESS_PIPE_PORT_CFG_SET_PORT_CFG, 8);
         param(a, ROLE, FABRIC, ROLE_BITWIDTH);
         param(a, TVF_PROFILE, 3, TVF_PROFILE_BITWIDTH);
         param(a, FAIR_RATE_BIN, 40, FAIR_RATE_BIN_BITWIDTH);
         param(a, ANT_MAX_PKTS, 8, ANT_MAX_PKTS_BITWIDTH);
         param(a, M_M, 9, M_M_BITWIDTH);
-        param(a, SS_DROP, 1, SS_DROP_BITWIDTH);
+        // ss_drop and family_forget differ, so a swap of the two shows (D19 put family_forget after ss_drop)
+        param(a, SS_DROP, 0, SS_DROP_BITWIDTH);
+        param(a, FAMILY_FORGET, 1, FAMILY_FORGET_BITWIDTH);
         param(a, STATS_IDX, 17, STATS_IDX_BITWIDTH);
 
         // The port's stats index for the ingress flow gauges, keyed by the egress port.

@@ -106,7 +106,7 @@ public class PortIndexTest {
             String d = dev.getKey();
             assertNotNull(d, e.policies().get(d));
             assertEquals(d + " EgressPipe.port_cfg", new TreeMap<>(dev.getValue()),
-                         indices(flows, d, EGRESS_PIPE_PORT_CFG_PORT_CFG, EGRESS_PIPE_PORT_CFG_SET_PORT_CFG, 7));
+                         indices(flows, d, EGRESS_PIPE_PORT_CFG_PORT_CFG, EGRESS_PIPE_PORT_CFG_SET_PORT_CFG, 8));
             assertEquals(d + " IngressPipe.eg_port_idx", new TreeMap<>(dev.getValue()),
                          indices(flows, d, INGRESS_PIPE_EG_PORT_IDX_EG_PORT_IDX,
                                  INGRESS_PIPE_EG_PORT_IDX_SET_STATS_IDX, 1));

@@ -107,6 +107,9 @@ public class CodecsTest {
         }
         assertEquals(java.util.Set.of(0, 1, 2), used);
         assertEquals("[2,2,2,2]", port.get("groups").get("loss.0").get("slot_queues").toString());
+        // The target each queue's aqm_cfg gets: the port's everywhere in the shared layout (D19).
+        assertEquals(P.integer("queues", "per_port"), port.get("queue_target_delay_us").size());
+        port.get("queue_target_delay_us").forEach(x -> assertEquals(port.get("target_delay_us").asLong(), x.asLong()));
         JsonNode st = pc.status("device:s", new PushStatus(PushStatus.State.FAILED, 12, 3, "boom", 99, 50));
         assertEquals("FAILED", st.get("state").asText());
         assertEquals("boom", st.get("last_error").asText());
