@@ -423,6 +423,7 @@ def weighted_section(weighted, wall=None):
     """Section 9's markdown lines; `weighted` = {(label, intent key, layout, seed): result}."""
     L = []
     w = L.append
+    params = ce.ccparams.load()  # D19's M and k, named in the text
     w("## 9. Weighted intents: delivered against asked shares\n")
     w("Does a `weighted-groups` intent deliver the per-family share it asks for? ccfair only (the only AQM with an "
       "intent); the emulated controller applies the intent as the ONOS app does (testdata/controller/cases.json, "
@@ -448,7 +449,7 @@ def weighted_section(weighted, wall=None):
       "of its asked ratio, JFI in each family ≥ 0.95.%s\n"
       % (WEIGHTED[0][1][0][1], WEIGHT_RUN["rtt_ms"], WEIGHT_LINK["rate_mbps"], WEIGHT_LINK["buffer_pkts"],
          WEIGHT_RUN["duration_s"], WEIGHT_RUN["warmup_s"],
-         ce._params()["classifier"]["family_forget_intervals"], ce._params()["queues"]["delay_target_pkts"],
+         params["classifier"]["family_forget_intervals"], params["queues"]["delay_target_pkts"],
          " / ".join(str(x) for x in WEIGHT_SEEDS),
          " **EVAL_QUICK: 20 Mbit/s, 10 s, one seed.**" if QUICK else ""))
     rows, met, outside = [], [], {}
