@@ -757,6 +757,10 @@ RunControllerCases(const std::string& path)
                         cfg.model_shift_bins = v.get<int32_t>();
                     else if (k == "classifier.bdp_shift")
                         cfg.bdp_shift = v.get<uint32_t>();
+                    else if (k == "queues.per_port")
+                        cfg.num_queues = v.get<uint32_t>();
+                    else if (k == "queues.dwrr_weights")
+                        cfg.dwrr_weights = v.get<std::vector<uint32_t>>();
                     else
                         throw std::invalid_argument("controller case " + name + ": param " + k +
                                                     " has no model Config field");
