@@ -765,6 +765,15 @@ RunControllerCases(const std::string& path)
                         throw std::invalid_argument("controller case " + name + ": param " + k +
                                                     " has no model Config field");
                 }
+        // as the app's PolicyCompiler (and params' loader): the Pipeline would pad or cut the list
+        if (cfg.dwrr_weights.size() != cfg.num_queues)
+            throw std::invalid_argument("controller case " + name + ": queues.dwrr_weights lists " +
+                                        std::to_string(cfg.dwrr_weights.size()) + " weights, queues.per_port is " +
+                                        std::to_string(cfg.num_queues));
+        for (uint32_t x : cfg.dwrr_weights)
+            if (x < 1 || x > 1023)
+                throw std::invalid_argument("controller case " + name + ": queues.dwrr_weights " + std::to_string(x) +
+                                            " outside 1..1023");
         // the intent's queue_layout in the app; absent: params queues.layout (Config::Defaults)
         if (c.contains("queue_layout"))
             cfg.queue_layout = ParseQueueLayout(c.at("queue_layout").get<std::string>(),
