@@ -82,6 +82,8 @@ def derived(p):
     if not 1 <= c["retx_run"] <= 255:
         raise ValueError("classifier.retx_run must be 1..255, got %r" % c["retx_run"])
     d["RETX_RUN"] = c["retx_run"]
+    # The model-based groups (the v1model port's test for D20's rows of ignore_op).
+    d["FIRST_MODEL_GROUP"], d["LAST_MODEL_GROUP"] = model_groups(p)
     # What a loss-ignoring interval adds to flow_ignore's 8-bit count (D15): 0 would make no flow
     # model-based, and the model and the SALU take it as an 8-bit constant.
     if not 1 <= c["ignore_up"] <= 255:
@@ -175,6 +177,12 @@ def retx_pass_groups(p):
     """aqm_verdict's groups whose retransmissions pass below the CTV, as (value, mask) prefixes of
     the 8-bit group: every group below the first model-based one (model_groups)."""
     return prefix_cover(0, model_groups(p)[0] - 1, 8)
+
+
+def model_groups_cover(p):
+    """The model-based groups (model_groups) as (value, mask) prefixes of the 8-bit group: the
+    rows of classifier ignore_op where, on a port with family_forget, the fall is not read (D20)."""
+    return prefix_cover(*model_groups(p), 8)
 
 
 def entries_group(p):
@@ -285,6 +293,13 @@ def main(argv):
     files["entries_group_of.p4"] = [HEADER] + entries_group(p)
     files["entries_retx_pass.p4"] = [HEADER] + [
         "(0, _, _, _, _, _, 1, 0x%x &&& 0x%x) : pass();" % vm for vm in retx_pass_groups(p)]
+    # ignore_op (classifier): a flow queued model-based on a port with family_forget (the
+    # isolated layout) keeps its count through a fall (D20); keys (cls_op, group, fell,
+    # int_retx, family_forget), included after the row that reads the fall where family_forget is 0.
+    files["entries_ignore_model.p4"] = [HEADER] + [
+        row % vm for vm in model_groups_cover(p) for row in (
+            "(CLS_END, 0x%x &&& 0x%x, 1, CCFAIR_RETX_RUN .. 255, _) : ign_up_op();",
+            "(CLS_END, 0x%x &&& 0x%x, 1, _, _) : ign_read_op();")]
     # Enqueue-depth histogram buckets (Cocoa loop in the controller): first
     # match wins, bucket b holds depth < first << (shift * b), the last the rest.
     c = p["cocoa"]

@@ -206,6 +206,38 @@ write("loss-ignoring-model-based",
       "(3 < m_m: delay0 after the roll-over at 192 ms; before D16 loss0)." + FLOOR_ASIDE,
       steps, config={**MID, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000000})
 
+# The loss-ignoring count on a port with family_forget (the isolated layout, D20): a flow queued
+# model-based does not read the fall, so a fall in a run >= retx_run adds and a fall in a shorter
+# run keeps the count; a flow queued in any other group reads it as everywhere.
+steps = ss_prefix(14)
+# (interval, packets, a retransmission, group, count and family after its roll-over, i.e. after
+# the end of the interval before it)
+plan = [(5, 30, True, "delay0", 0, 0), (6, 30, True, "delay0", 0, 0), (7, 30, True, "delay0", 0, 0),
+        (8, 15, True, "delay0", 2, 0), (9, 30, True, "delay0", 1, 1), (10, 30, True, "delay0", 3, 1),
+        (11, 15, True, "hybrid1", 5, 1), (12, 30, True, "hybrid1", 7, 2), (13, 15, False, "hybrid1", 9, 2),
+        (14, 15, True, "hybrid1", 8, 6), (15, 8, True, "hybrid1", 8, 2), (16, 30, False, "hybrid1", 8, 2)]
+for k, n, retx, g, ign, fam in plan:
+    steps += li_interval(k, n, retx, g)
+    steps.append({"op": "check", "t_us": (k - 1) * P + 9000, "flow": "A", "expect": {"ignore": ign, "family": fam}})
+steps += [interval(16 * P, 1, 0, group="hybrid1"),   # the roll-over that ends interval 16
+          {"op": "check", "t_us": 16 * P + 1000, "flow": "A", "expect": {"ignore": 7, "family": 6}}]
+write("loss-ignoring-isolated-model-keeps-count-on-fall",
+      LI_DOC + "On a port with family_forget (port_cfg; the controller sets it where the queue layout is isolated) "
+      "a flow queued model-based (hybrid1) does not read the fall (D20): its interval end with a run >= retx_run "
+      "adds 2 whether its rate fell or not, one without a retransmission takes one off, a shorter run keeps it; "
+      "a flow queued in another group reads the fall as on any port. Mid-connection flow, RTT 10 ms, intervals "
+      "12 ms apart, family_forget on; slow start 4, 8, 16, 14 packets -> delay0 at 48 ms. Every interval from 5 "
+      "has its second packet re-send the first's segment (a retransmission) unless said: 30 packets in 5, 6, 7 "
+      "(runs 1, 2, 3: count 0, 0, 2); 15 in 8 (a fall in run 4, queued delay0: the fall counts, 1, and the first back-off "
+      "after a loss, family 1); 30 in 9 and 10 (3, then 5 >= m_m: hybrid1 after the roll-over at 120 ms); 15 in "
+      "11 (a fall in run 7, queued hybrid1: not read, 7; without family_forget 4; the second back-off, family 2, "
+      "which the model-based row outranks); 30 in 12 (9; a retransmission without a fall restarts the family's "
+      "clean run, 2); 15 without one in 13 (a fall, a clean end: 8; the loss-based family counts it, 6); 15 with "
+      "one in 14 (no fall, run 1: kept, 8; family 2); 8 in 15 (a fall in run 2 < 3, queued hybrid1: kept, 8, "
+      "where a port without family_forget takes one off; a back-off, family 2); 30 without one in 16 (clean: 7; "
+      "family 6, read at the roll-over at 192 ms)." + FLOOR_ASIDE,
+      steps, config={**MID, "link_rate_bps": 10000000000, "fair_rate_bps": 10000000000, "family_forget": True})
+
 # The loss response: slow start (4, 8, 16, 8), then 30, 15, 30, 15, 30, 15, 30, 15 packets; intervals 7, 8,
 # 10 and 12 have a retransmission. (interval, packets, a retransmission, group and family after its roll-over)
 steps = ss_prefix()

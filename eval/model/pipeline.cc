@@ -828,7 +828,11 @@ Pipeline::Classifier(const Bridged& b, EgMd& e)
     // ignore_op (flow_ignore), keyed on the group the packet was queued as: a loss-ignoring
     // interval (retransmitted in retx_run intervals in a row, no fall) adds ignore_up (ign_up);
     // a fall or an interval without a retransmission takes one off (ign_down, D15); a shorter
-    // run without a fall reads it
+    // run without a fall reads it. On a port with port_cfg's family_forget (the isolated
+    // layout) a flow queued model-based does not read the fall (D20): in its own queue BBR's
+    // rate falls with its probing and with the other queues' backlog (DWRR), and a fall
+    // there took it out of its group for a quarter to a half of a run.
+    const bool keepOnFall = e.family_forget != 0 && b.group >= FIRST_MODEL_GROUP && b.group <= LAST_MODEL_GROUP;
     uint8_t& ig = m_flowIgnore[i];
     if (e.cls_op == CLS_NEW) // ign_reset_op
         ig = 0;
@@ -839,13 +843,13 @@ Pipeline::Classifier(const Bridged& b, EgMd& e)
     }
     else if (e.cls_op == CLS_END && b.group == GROUP_ANT) // ign_hold_op
         e.ign = 0;
-    else if (e.cls_op == CLS_END && (e.fell || b.int_retx == 0)) // ign_down
+    else if (e.cls_op == CLS_END && ((e.fell && !keepOnFall) || b.int_retx == 0)) // ign_down
     {
         if (ig != 0)
             ig = uint8_t(ig - 1);
         e.ign = ig;
     }
-    else if (e.cls_op == CLS_END && b.int_retx >= G::RETX_RUN) // ign_up (fell is 0 here)
+    else if (e.cls_op == CLS_END && b.int_retx >= G::RETX_RUN) // ign_up (fell is 0 here, or not read)
     {
         ig = SatAdd8(ig, uint8_t(P::CLASSIFIER_IGNORE_UP));
         e.ign = ig;
@@ -1545,18 +1549,28 @@ Pipeline::ApplyPolicy(const std::vector<uint32_t>& n)
                                               int64_t(m_c.tvf_steps) - 1);
         return m_tvf[g][size_t(b)];
     };
+    // Not shared (D20): a model-based group's range is read at the bin of a weight-1 flow's
+    // weighted share (the curve's shift adds the weight), not at the unweighted fair rate's:
+    // BBR does not answer the drop rate, so only a range at its share holds its queue; every
+    // other group keeps the unweighted bin, whose leniency D19's forgetting needs.
+    const double unit = FairRate(double(m_c.link_rate_bps), n, 2, w);
+    const int32_t modelOff =
+        !shared && unit > 0 ? int32_t(RateBin(unit / 1e3) - int64_t(m_centreBin)) : 0;
     for (uint32_t qi = 0; qi < Q; ++qi)
     {
         m_q[qi].ctv_lo = at(GROUP_MOUSE, m_c.ctv_floor_bins);
         m_q[qi].ctv_hi = at(GROUP_MOUSE, m_c.ctv_ceiling_bins);
     }
     for (uint32_t g = 0; g < m_nGroups; ++g)
+    {
+        const int32_t off = g >= FIRST_MODEL_GROUP && g <= LAST_MODEL_GROUP ? modelOff : 0;
         for (uint32_t j = 0; j < std::min(kSlots, nq[g]); ++j)
         {
             QueueState& q = m_q[(first[g] + j) % Q];
-            q.ctv_lo = at(uint8_t(g), m_c.ctv_floor_bins);
-            q.ctv_hi = at(uint8_t(g), m_c.ctv_ceiling_bins);
+            q.ctv_lo = at(uint8_t(g), m_c.ctv_floor_bins + off);
+            q.ctv_hi = at(uint8_t(g), m_c.ctv_ceiling_bins + off);
         }
+    }
     if (shared)
     {
         // The common queue: the ants' (weight-1) curve, so a flow of weight w is signalled above
@@ -1578,7 +1592,6 @@ Pipeline::ApplyPolicy(const std::vector<uint32_t>& n)
             int& o = onlyDelay[(first[g] + j) % Q];
             o = IsDelayGroup(g) && o != 0 ? 1 : 0;
         }
-    const double unit = FairRate(double(m_c.link_rate_bps), n, 2, w);
     for (uint32_t qi = 0; qi < Q; ++qi)
     {
         m_q[qi].target_units = 0;

@@ -72,7 +72,8 @@ struct Config
     uint32_t pv_gate_shift;       // aqm.pv_gate_shift: a PV verdict needs sojourn << shift > target (compiled in)
     uint32_t ctv_period_shift;    // CTV_PERIOD_SHIFT: one CTV step per 2^shift ns period
     uint32_t ctv_step_up, ctv_step_down;
-    // the controller's CTV range: the owner group's TVF at the centre bin + these (aqm.ctv_*_bins)
+    // the controller's CTV range: the owner group's TVF at the centre bin (a model-based group's, outside
+    // the shared layout: its weighted share's bin, D20) + these (aqm.ctv_*_bins)
     int32_t ctv_floor_bins, ctv_ceiling_bins;
     int32_t model_shift_bins;     // tvf.model_shift_bins: the model-based groups' curves beside the others' (D14)
     QueueLayout queue_layout;     // the controller's queue layout (params queues.layout)

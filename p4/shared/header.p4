@@ -211,7 +211,7 @@ struct egress_metadata_t {
     bit<16>     ant_max_pkts;
     bit<8>      m_m1;
     bit<8>      ss_drop_en;
-    bit<8>      family_forget;  // 1: loss-based flows forget back-offs (classifier family_op, D19)
+    bit<8>      family_forget;  // 1 (isolated layout): loss-based flows forget back-offs (family_op, D19), model-based keep their count through a fall (ignore_op, D20)
     // AQM
     bit<32>     target_delay;
     bit<32>     limit_cells;

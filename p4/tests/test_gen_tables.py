@@ -137,6 +137,17 @@ class GeneratedTables(unittest.TestCase):
             self.assertEqual(passes & groups, groups - model, "k = %d" % k)
             self.assertFalse(passes & model, "k = %d" % k)
 
+    def test_ignore_model_rows_cover_exactly_the_model_groups(self):
+        # D20: ignore_op's rows that keep a model-based flow's count through a fall (family_forget)
+        for k in (2, 4):
+            p = P.load()
+            p["groups"]["k"] = k
+            model = {r[-1] for r in gen_tables.group_rows(p) if r[1] == (0, 0) and r[2] == (0, 0)}
+            covered = {g for g in range(256) if any(g & m == v for v, m in gen_tables.model_groups_cover(p))}
+            self.assertEqual(covered, model, "k = %d" % k)
+            d = gen_tables.derived(p)
+            self.assertEqual(set(range(d["FIRST_MODEL_GROUP"], d["LAST_MODEL_GROUP"] + 1)), model, "k = %d" % k)
+
     def test_bad_retx_run_is_refused(self):
         p = P.load()
         p["classifier"]["retx_run"] = 0

@@ -16,7 +16,8 @@ fair_rate_bin) and sets the others to classifier_max (255), which switches them 
 controller may. The family (flow_family: back-offs after a loss, 0 and 1 delay-based, 2
 loss-based) has no port threshold: a flow becomes loss-based at the second end of a long-lived
 interval that had a retransmission and whose rate fell (docs/algorithm.md D11, D16). The tests
-here leave port_cfg's family_forget at 0 (the default), so the family stays 0, 1 or 2; with it on a
+here leave port_cfg's family_forget at 0 (the default) but SawtoothOnIsolatedPortModelKeepsCountOnFall
+(D20), which sets it and has no clean interval end, so the family stays 0, 1 or 2; with it on a
 loss-based flow counts clean interval ends (2 + 4n) and forgets a back-off (D19: the
 family-forget-* test vectors). Queue depth no longer plays a part, so every test here sends into
 an unshaped port."""
@@ -323,9 +324,9 @@ class _LossIgnoring(_Classify):
     packets; the fall ends it (delay-based), and the ends of a mouse's intervals clear the count.
     Then the bursts under test, 1000-byte packets, one interval each."""
 
-    def slow_start(self, sport):
+    def slow_start(self, sport, **egress):
         mouse = self.group_id("mouse")
-        self.setup_path(self.ports[1])
+        self.setup_path(self.ports[1], **egress)
         self.open_flow(K.Flow(0, 1, sport))
         self.run_intervals([2, 8, 16, 8], [mouse] * 3, "3, 8, 16 packets")
 
@@ -409,6 +410,36 @@ class SawtoothWithRetransmissionsCreepsUp(_LossIgnoring):
                            "with a retransmission")
         self.finish(model)
         self.assertEqual(ign, [[0, 0], [1, 0], [2, 0], [3, 2], [4, 1], [5, 3], [6, 2], [7, 4]],
+                         "[run (flow_retx hi), count (flow_ignore)] after each interval end")
+
+
+@group("classify")
+class SawtoothOnIsolatedPortModelKeepsCountOnFall(_LossIgnoring):
+    """SawtoothWithRetransmissionsCreepsUp's packets, two intervals longer, on a port with
+    port_cfg family_forget = 1 (the controller sets it where the queue layout is isolated): there
+    a flow queued model-based does not read the fall (D20: in its own queue BBR's rate falls with
+    its probing and with the other queues' backlog), so its end with a run >= classifier.retx_run
+    (3) adds ignore_up (2) whether the rate fell or not, while a flow queued in another group reads
+    the fall as on any port. The count goes 0, 0, 0, 2, 1, 3, 2, 4 as there (the flow is delay- and
+    then loss-based, D16, until the seventh end makes it model-based), then 6 at the eighth end (an
+    18-packet interval, a fall, queued hybrid 1: kept model-based) and 8; on a port without
+    family_forget 3 (loss 0 again) and 5."""
+    M_M = 4
+
+    def runTest(self):
+        delay0, loss0, model = self.group_id("delay", 0), self.group_id("loss", 0), self.group_id("hybrid", 1)
+        c = self.params["classifier"]
+        if c["retx_run"] != 3 or c["fall_shift"] < 2 or c["ignore_up"] != 2:
+            self.skip_visibly("written for classifier.retx_run = 3, ignore_up = 2 and fall_shift >= 2 "
+                              "(18 / 28 a fall)")
+        self.slow_start(43029, family_forget=1)
+        new = [27, 17] * 4 + [27]
+        want = [delay0] * 4 + [loss0] * 3 + [model] * 3
+        groups, ign = self.each_interval(new, [1] * len(new), want)
+        self.assert_groups(groups, want, "slow start's last end, then 28, 18, 28, 18, 28, 18, 28, 18, 28 packets, "
+                           "each with a retransmission, on a port with family_forget")
+        self.finish(model)
+        self.assertEqual(ign, [[0, 0], [1, 0], [2, 0], [3, 2], [4, 1], [5, 3], [6, 2], [7, 4], [8, 6], [9, 8]],
                          "[run (flow_retx hi), count (flow_ignore)] after each interval end")
 
 

@@ -2,8 +2,9 @@
 // Egress port configuration: role (edge ports pop the shim), the TVF profile
 // used to mark flows leaving here, the classifier thresholds of this output
 // link (fair rate per long-lived flow, P4air's mM), whether loss-based flows
-// forget back-offs (family_forget = 1; the controller sets it where the
-// port's queue layout is isolated, docs/algorithm.md D19) and the port's
+// forget back-offs and model-based flows keep their class through a rate
+// fall (family_forget = 1; the controller sets it where the port's queue
+// layout is isolated, docs/algorithm.md D19, D20) and the port's
 // stats index, which indexes every per-port array of the egress
 // (docs/dataplane.md, "Port stats index").
 control EgPortCfg(inout egress_metadata_t md) {

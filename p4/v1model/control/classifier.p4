@@ -243,6 +243,10 @@ control Classifier(inout headers_t hdr,
             md.ign = 0;
             ss_reset();
         } else if (md.cls_op == CLS_END) {
+            // A flow queued model-based where family_forget is set does not read
+            // the fall (D20; TNA ignore_op's generated rows)
+            bool keep_on_fall = md.family_forget != 0 && hdr.bridged.group >= CCFAIR_FIRST_MODEL_GROUP
+                                && hdr.bridged.group <= CCFAIR_LAST_MODEL_GROUP;
             // Loss-ignoring count and the family: cleared for a mouse, held
             // for an ant, both classify with 0 (TNA ignore_op, family_op)
             if (hdr.bridged.group == GROUP_MOUSE) {
@@ -250,10 +254,10 @@ control Classifier(inout headers_t hdr,
                 md.ign = 0;
             } else if (hdr.bridged.group == GROUP_ANT) {
                 md.ign = 0;
-            } else if (md.fell == 1 || hdr.bridged.int_retx == 0) {
-                ign_down();     // a back-off, or an interval without a retransmission (D15)
+            } else if (hdr.bridged.int_retx == 0 || (md.fell == 1 && !keep_on_fall)) {
+                ign_down();     // an interval without a retransmission, or a back-off (D15)
             } else if (hdr.bridged.int_retx >= CCFAIR_RETX_RUN) {
-                ign_up();       // fell is 0 here
+                ign_up();       // fell is 0 here, or not read (D20)
             } else {
                 ign_read();
             }

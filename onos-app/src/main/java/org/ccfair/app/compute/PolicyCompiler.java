@@ -47,7 +47,9 @@ import java.util.TreeMap;
  * {@link #compileDevice}).</li>
  * <li>CTV range of a queue: the PVs of its group's curve at the port's fair
  * bin + the group's rounded shift (weight and share correction) + aqm.ctv_floor_bins (lowest CTV) and
- * + aqm.ctv_ceiling_bins (highest CTV), as the ns-3 model sets them. The
+ * + aqm.ctv_ceiling_bins (highest CTV), as the ns-3 model sets them; outside
+ * the shared layout the model-based groups' at the bin of a weight-1 flow's
+ * weighted share instead of the fair bin (docs/algorithm.md D20). The
  * shared layout's common queue takes the range of a weight-1 curve (the
  * ants'); with weighted-groups its port's curves are then centred on the rate
  * of a weight-1 flow ({@link #fairKbps(long, int[], double[])}), so
@@ -486,7 +488,10 @@ public final class PolicyCompiler {
             Cocoa c = cocoa;
             int[] limits = plan.adaptive && c != null ? c.limits(deviceId, p.number(), numQueues, plan.buffer) : null;
             QueueSplit queues = split(plan, flowsOf[i]);
-            int[][] ctv = ctvRange(queues, profile, centre[i], fam.binShift);
+            // Not shared (D20): the model-based groups' ranges at a weight-1 flow's weighted share.
+            int modelCentre = plan.shared ? centre[i]
+                    : centreBin(p.speedMbps(), fairKbps(p.speedMbps(), flowsOf[i], plan.weight));
+            int[][] ctv = ctvRange(queues, profile, centre[i], modelCentre, fam.binShift);
             long[] targets = plan.shared ? null
                     : delayTargets(queues, p.speedMbps(), flowsOf[i], plan.weight, in.targetDelayUs());
             out.add(new PortPolicy(p.number(), p.role(), in.id(), queues, profileId,
@@ -563,15 +568,20 @@ public final class PolicyCompiler {
      * at its weighted share: without it a heavy group's range would sit on its
      * curve's saturated top and every packet it sends would be below the CTV.
      * The shared layout's common queue: PV of the ants' (weight-1) curve at
-     * b + the floor / ceiling, b the port's centre bin.
+     * b + the floor / ceiling, b the port's centre bin. The model-based groups
+     * (hybrid kind model and above) read theirs at modelCentreBin instead, which
+     * the caller sets, outside the shared layout, to the bin of a weight-1 flow's
+     * weighted share (D20: BBR does not answer the drop rate, so only a range at
+     * its share holds its queue; the others keep the leniency D19 needs).
      *
-     * @param queues    the port's queue split
-     * @param profile   the port's TVF profile
-     * @param centreBin the port's own {@link #centreBin} (not its profile's, which may be quantised)
-     * @param binShift  per group, its curve's shift rounded to bins
+     * @param queues         the port's queue split
+     * @param profile        the port's TVF profile
+     * @param centreBin      the port's own {@link #centreBin} (not its profile's, which may be quantised)
+     * @param modelCentreBin the bin the model-based groups' ranges are read at
+     * @param binShift       per group, its curve's shift rounded to bins
      * @return {lowest CTV per queue, highest CTV per queue}
      */
-    int[][] ctvRange(QueueSplit queues, TvfProfile profile, int centreBin, int[] binShift) {
+    int[][] ctvRange(QueueSplit queues, TvfProfile profile, int centreBin, int modelCentreBin, int[] binShift) {
         int[] lo = new int[numQueues];
         int[] hi = new int[numQueues];
         // The range depends on the group only: look it up once per group, then
@@ -581,8 +591,9 @@ public final class PolicyCompiler {
         java.util.Arrays.fill(hi, ctvAt(profile, mouseGroup, centreBin + binShift[mouseGroup] + ctvCeilingBins));
         for (int g = 0; g < numGroups; g++) {
             int nq = Math.min(slotsPerGroup, queues.queues(g));
-            int l = ctvAt(profile, g, centreBin + binShift[g] + ctvFloorBins);
-            int h = ctvAt(profile, g, centreBin + binShift[g] + ctvCeilingBins);
+            int b = (g >= firstModelGroup && g <= lastModelGroup ? modelCentreBin : centreBin) + binShift[g];
+            int l = ctvAt(profile, g, b + ctvFloorBins);
+            int h = ctvAt(profile, g, b + ctvCeilingBins);
             for (int j = 0; j < nq; j++) {
                 int q = (queues.first(g) + j) % numQueues;
                 lo[q] = l;
