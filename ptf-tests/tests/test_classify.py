@@ -351,6 +351,25 @@ class _LossIgnoring(_Classify):
             out.append(run)
         return out
 
+    def sawtooth(self, sport, pairs, models, counts, **egress):
+        """Slow start, then `pairs` times 28 and 18 packets and a last 28, each with a
+        retransmission (27 or 17 new segments and one re-sent); the groups expected after the ends:
+        delay 0 for four, loss 0 for three, then `models` times model-based; `counts` the
+        [run, count] after every end."""
+        delay0, loss0, model = self.group_id("delay", 0), self.group_id("loss", 0), self.group_id("hybrid", 1)
+        c = self.params["classifier"]
+        if c["retx_run"] != 3 or c["fall_shift"] < 2 or c["ignore_up"] != 2:
+            self.skip_visibly("written for classifier.retx_run = 3, ignore_up = 2 and fall_shift >= 2 "
+                              "(18 / 28 a fall)")
+        self.slow_start(sport, **egress)
+        new = [27, 17] * pairs + [27]
+        want = [delay0] * 4 + [loss0] * 3 + [model] * models
+        groups, ign = self.each_interval(new, [1] * len(new), want)
+        self.assert_groups(groups, want, "slow start's last end, then %s packets, each with a retransmission%s"
+                           % (", ".join(str(n + 1) for n in new), ", egress port_cfg %s" % egress if egress else ""))
+        self.finish(model)
+        self.assertEqual(ign, counts, "[run (flow_retx hi), count (flow_ignore)] after each interval end")
+
 
 @group("classify")
 class LossIgnoringMakesModelBased(_LossIgnoring):
@@ -396,31 +415,12 @@ class SawtoothWithRetransmissionsCreepsUp(_LossIgnoring):
     up then down, and made it model-based at the second.)"""
     M_M = 4
 
-    def sawtooth(self, sport, pairs, models, counts, **egress):
-        """Slow start, then `pairs` times 28 and 18 packets and a last 28, each with a
-        retransmission (27 or 17 new segments and one re-sent); the groups expected after the ends:
-        delay 0 for four, loss 0 for three, then `models` times model-based; `counts` the
-        [run, count] after every end."""
-        delay0, loss0, model = self.group_id("delay", 0), self.group_id("loss", 0), self.group_id("hybrid", 1)
-        c = self.params["classifier"]
-        if c["retx_run"] != 3 or c["fall_shift"] < 2 or c["ignore_up"] != 2:
-            self.skip_visibly("written for classifier.retx_run = 3, ignore_up = 2 and fall_shift >= 2 "
-                              "(18 / 28 a fall)")
-        self.slow_start(sport, **egress)
-        new = [27, 17] * pairs + [27]
-        want = [delay0] * 4 + [loss0] * 3 + [model] * models
-        groups, ign = self.each_interval(new, [1] * len(new), want)
-        self.assert_groups(groups, want, "slow start's last end, then %s packets, each with a retransmission%s"
-                           % (", ".join(str(n + 1) for n in new), ", egress port_cfg %s" % egress if egress else ""))
-        self.finish(model)
-        self.assertEqual(ign, counts, "[run (flow_retx hi), count (flow_ignore)] after each interval end")
-
     def runTest(self):
         self.sawtooth(43021, 3, 1, [[0, 0], [1, 0], [2, 0], [3, 2], [4, 1], [5, 3], [6, 2], [7, 4]])
 
 
 @group("classify")
-class SawtoothOnIsolatedPortModelKeepsCountOnFall(SawtoothWithRetransmissionsCreepsUp):
+class SawtoothOnIsolatedPortModelKeepsCountOnFall(_LossIgnoring):
     """SawtoothWithRetransmissionsCreepsUp's packets, two intervals longer, on a port with
     port_cfg family_forget = 1 (the controller sets it where the queue layout is isolated): there
     a flow queued model-based does not read the fall (D20: in its own queue BBR's rate falls with
@@ -430,6 +430,7 @@ class SawtoothOnIsolatedPortModelKeepsCountOnFall(SawtoothWithRetransmissionsCre
     then loss-based, D16, until the seventh end makes it model-based), then 6 at the eighth end (an
     18-packet interval, a fall, queued hybrid 1: kept model-based) and 8; on a port without
     family_forget 3 (loss 0 again) and 5."""
+    M_M = 4
 
     def runTest(self):
         self.sawtooth(43029, 4, 3, [[0, 0], [1, 0], [2, 0], [3, 2], [4, 1], [5, 3], [6, 2], [7, 4], [8, 6], [9, 8]],
