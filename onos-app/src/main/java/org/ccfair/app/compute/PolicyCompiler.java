@@ -408,8 +408,8 @@ public final class PolicyCompiler {
             fair[i] = fairKbps(p.speedMbps(), flowsOf[i]);
             // One queue for flows of every weight: only the PV law can weigh them, so the
             // curves centre on the rate of a weight-1 flow (fair[i] stays the port_cfg rate).
-            centre[i] = centreBin(p.speedMbps(), plan.weightedShared
-                    ? fairKbps(p.speedMbps(), flowsOf[i], plan.weight) : fair[i]);
+            centre[i] = plan.weightedShared ? unitCentreBin(p.speedMbps(), flowsOf[i], plan.weight)
+                    : centreBin(p.speedMbps(), fair[i]);
             // The port's share correction (D13) shifts its curves: a family of its own.
             double[] corr = correction.update(deviceId, p.number(), stats.round(), flowsOf[i],
                                               stats.forwarded(deviceId, p.number()), p.speedMbps(), plan.weight);
@@ -489,8 +489,7 @@ public final class PolicyCompiler {
             int[] limits = plan.adaptive && c != null ? c.limits(deviceId, p.number(), numQueues, plan.buffer) : null;
             QueueSplit queues = split(plan, flowsOf[i]);
             // Not shared (D20): the model-based groups' ranges at a weight-1 flow's weighted share.
-            int modelCentre = plan.shared ? centre[i]
-                    : centreBin(p.speedMbps(), fairKbps(p.speedMbps(), flowsOf[i], plan.weight));
+            int modelCentre = plan.shared ? centre[i] : unitCentreBin(p.speedMbps(), flowsOf[i], plan.weight);
             int[][] ctv = ctvRange(queues, profile, centre[i], modelCentre, fam.binShift);
             long[] targets = plan.shared ? null
                     : delayTargets(queues, p.speedMbps(), flowsOf[i], plan.weight, in.targetDelayUs());
@@ -557,6 +556,15 @@ public final class PolicyCompiler {
             return bin(fairKbps, 0);
         }
         return speedMbps > 0 ? bin(speedMbps * 1000.0, 0) : tvf.steps() - 1;
+    }
+
+    /**
+     * The {@link #centreBin} of a weight-1 flow's weighted share, speed / sum(flows x weight):
+     * the TVF centre of a weighted-groups port in the shared layout, and the bin a
+     * model-based group's CTV range is read at outside it (D20).
+     */
+    private int unitCentreBin(long speedMbps, int[] flows, double[] weight) {
+        return centreBin(speedMbps, fairKbps(speedMbps, flows, weight));
     }
 
     /**
