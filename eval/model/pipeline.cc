@@ -1159,7 +1159,7 @@ Pipeline::CocoaGuard(QueueState& q, uint64_t t)
         M = q.li_min;
     }
     // the standing queue never drained during the longest loss-free interval: shrink by it
-    q.limit = std::max<uint32_t>(m_c.cocoa_min, q.limit > M ? q.limit - M : 0);
+    q.limit = std::max<uint32_t>(std::max(m_c.cocoa_min, q.limit_floor), q.limit > M ? q.limit - M : 0);
     q.gi_len = std::min<uint64_t>(uint64_t(double(L) * m_c.cocoa_gi_mult),
                                   uint64_t(m_c.cocoa_max_gi_ms) * 1000000ULL);
     if (q.gi_len == 0)
@@ -1519,9 +1519,9 @@ Pipeline::ApplyPolicy(const std::vector<uint32_t>& n)
     // The TVFs' centre (PolicyCompiler.centreBin): the fair rate's bin; weighted-groups in the
     // shared layout: one queue holds every weight, so only the PV law can weigh them and the
     // curves centre on the rate of a weight-1 flow. Without a long-lived flow the link's bin.
-    const double centre = weighted && shared
-                              ? FairRate(double(m_c.link_rate_bps), n, 2, w)
-                              : fair;
+    // unit: a weight-1 flow's weighted share, speed / sum(flows x weight) (also D20's and D19's)
+    const double unit = FairRate(double(m_c.link_rate_bps), n, 2, w);
+    const double centre = weighted && shared ? unit : fair;
     CentreCurves(centre > 0 ? uint64_t(centre) : m_c.link_rate_bps);
     // 3. queues per group (PolicyCompiler.allocate) and queue_map (QueueSplit.queueOf), in the
     // configured layout: shared puts every long-lived group in one queue after ants' and mice';
@@ -1553,7 +1553,6 @@ Pipeline::ApplyPolicy(const std::vector<uint32_t>& n)
     // weighted share (the curve's shift adds the weight), not at the unweighted fair rate's:
     // BBR does not answer the drop rate, so only a range at its share holds its queue; every
     // other group keeps the unweighted bin, whose leniency D19's forgetting needs.
-    const double unit = FairRate(double(m_c.link_rate_bps), n, 2, w);
     const int32_t modelOff =
         !shared && unit > 0 ? int32_t(RateBin(unit / 1e3) - int64_t(m_centreBin)) : 0;
     for (uint32_t qi = 0; qi < Q; ++qi)
@@ -1594,7 +1593,9 @@ Pipeline::ApplyPolicy(const std::vector<uint32_t>& n)
         }
     for (uint32_t qi = 0; qi < Q; ++qi)
     {
-        m_q[qi].target_units = 0;
+        QueueState& q = m_q[qi];
+        q.target_units = 0;
+        q.limit_floor = 0;
         if (shared || onlyDelay[qi] != 1 || !(unit > 0))
             continue;
         double wq = 0; // the queue's delay groups: one weight per family, so one value
@@ -1602,7 +1603,18 @@ Pipeline::ApplyPolicy(const std::vector<uint32_t>& n)
             if ((first[g] % Q) == qi)
                 wq = w[g] > 0 ? w[g] : 1.0;
         const double us = double(m_c.delay_target_pkts) * 1500.0 * 8.0 / (unit * wq) * 1e6;
-        m_q[qi].target_units = uint32_t(std::max<double>(m_c.target_delay_units, std::min(us, 100000.0)));
+        q.target_units = uint32_t(std::max<double>(m_c.target_delay_units, std::min(us, 100000.0)));
+        // D21 (PolicyCompiler.delayFloors, Cocoa.limits): Cocoa takes a standing queue that never
+        // drains for excess buffer and shrinks the limit by it; here that queue is the delay
+        // flows' alpha..beta segments, which the target above keeps, so the limit stops at
+        // delay_target_pkts a flow of the queue (a group's flows spread over its slots' queues).
+        uint32_t slots = 0;
+        for (uint32_t g = 0; g < m_nGroups && g < n.size(); ++g)
+            for (uint32_t s = 0; s < kSlots; ++s)
+                if (m_queueMap[g * kSlots + s] == qi)
+                    slots += n[g];
+        q.limit_floor = std::min(m_c.cocoa_max, uint32_t(std::ceil(double(m_c.delay_target_pkts) * double(slots) / double(kSlots))));
+        q.limit = std::max(q.limit, q.limit_floor);
     }
 }
 

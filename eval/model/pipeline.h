@@ -225,6 +225,9 @@ struct QueueState
     uint64_t max_delay_ns = 0, drops = 0, marks = 0, buffer_drops = 0;
     // Cocoa (controller-side in the deployed system): limit in packets
     uint32_t limit = 0;
+    // D21: a delay group's own queue (isolated layout) holds delay_target_pkts a flow: Cocoa's
+    // shrink stops there (0: cocoa_min only)
+    uint32_t limit_floor = 0;
     uint64_t gi_start = 0, gi_len = 0;
     uint64_t li_start = 0;
     uint32_t li_min = 0;

@@ -434,7 +434,7 @@ def weighted_section(weighted, wall=None):
       "docs/algorithm.md D18, where a loss-based flow forgets a back-off after %d intervals without a "
       "retransmission and a delay group's queue holds %d packets a flow before the AQM acts, D19, and a model-based "
       "group's queue reads its CTV range at its weighted share and keeps its flows model-based through a rate fall, "
-      "D20), seeds %s. BBR is weighted as `hybrid` (its expected group is "
+      "D20, and Cocoa's shrink leaves a delay group's queue those packets a flow, D21), seeds %s. BBR is weighted as `hybrid` (its expected group is "
       "hybrid1, the model-based kind of the hybrid family; docs/algorithm.md §8). *asked* = the first family's "
       "weight over the second's; *delivered* = the first family's mean goodput per flow over the second's, mean "
       "over the seeds [min – max]; *error* = delivered / asked − 1 of the mean. *JFI in family* = Jain's index "

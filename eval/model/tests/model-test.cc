@@ -856,6 +856,22 @@ RunControllerCases(const std::string& path)
                 if (!named.count(qi))
                     CHECK(targetOf(qi) == e.at("target_us_other").get<uint32_t>(),
                           "queue " << qi << " target " << targetOf(qi) << " us, want " << e.at("target_us_other"));
+        // D21: the first policy's buffer limit per queue (Cocoa's initial limit, or a delay
+        // group's own queue's floor when above it)
+        std::set<uint32_t> limNamed;
+        if (e.contains("limit_pkts"))
+            for (const auto& [g, l] : e.at("limit_pkts").items())
+            {
+                const uint32_t qi = p.QueueOf(uint8_t(groupId(g)), 0);
+                limNamed.insert(qi);
+                CHECK(p.Queues()[qi].limit == l.get<uint32_t>(),
+                      g << " queue " << qi << " limit " << p.Queues()[qi].limit << " pkts, want " << l);
+            }
+        if (e.contains("limit_pkts_other"))
+            for (uint32_t qi = 0; qi < uint32_t(p.Queues().size()); ++qi)
+                if (!limNamed.count(qi))
+                    CHECK(p.Queues()[qi].limit == e.at("limit_pkts_other").get<uint32_t>(),
+                          "queue " << qi << " limit " << p.Queues()[qi].limit << " pkts, want " << e.at("limit_pkts_other"));
         if (e.contains("queues_used"))
         {
             std::set<uint8_t> used;
@@ -1411,6 +1427,69 @@ TestCocoa()
     CHECK(p.Queues()[0].q_limit_drops == 1, "q_limit_drops counted once");
 }
 
+// D21: in the isolated layout a delay group's own queue keeps delay_target_pkts a flow of Cocoa's
+// limit: its standing queue (a delay-based flow's alpha..beta segments) is what the queue's raised
+// target keeps, not excess buffer. Four delay0 flows: floor 4 x 6 = 24; a standing queue of 40
+// packets from 0.1 s shrinks the limit at the guard intervals' ends (1 s apart; the first saw
+// the empty queue) 100 -> 100 -> 60 -> 24 and no further (cocoa_min 16 without the floor).
+void
+TestCocoaDelayFloor(bool isolated)
+{
+    g_ctx = isolated ? "cocoa delay floor (isolated)" : "cocoa delay floor (shared)";
+    Config c = Config::Defaults();
+    c.default_rtt_units = 9766;
+    c.interval_min_units = c.default_rtt_units;
+    c.queue_layout = isolated ? QueueLayout::Isolated : QueueLayout::Shared;
+    c.cocoa_initial = 100;
+    Pipeline p(c);
+    uint64_t t = 0;
+    for (int n : {4, 8, 16, 8, 8})
+    {
+        for (int i = 0; i < n; ++i)
+            for (uint16_t f = 0; f < 4; ++f)
+            {
+                const uint64_t ti = t + i * 500 * US + f * 10 * US;
+                p.Enqueue(Data(ti, 0x0a000001, uint16_t(100 + f)));
+                Drain(p, ti);
+            }
+        t += 12 * MS;
+    }
+    p.ControllerTick(60 * MS);
+    CHECK(p.Groups()[2].active == 4, "four delay0 flows, got " << p.Groups()[2].active);
+    const uint8_t q = p.QueueOf(2, 0);
+    const uint32_t want = isolated ? 4 * c.delay_target_pkts : 0;
+    CHECK(p.Queues()[q].limit_floor == want,
+          "delay0's queue " << int(q) << ": floor " << p.Queues()[q].limit_floor << ", want " << want);
+    CHECK(p.Queues()[p.QueueOf(0, 0)].limit_floor == 0, "the ants' queue has no floor");
+    // a standing queue of 40 packets for 4.5 s, one in one out every millisecond
+    t = 100 * MS;
+    for (int i = 0; i < 40; ++i)
+        p.Enqueue(Data(t, 0x0a000001, uint16_t(100 + i % 4)));
+    for (int k = 0; k < 4500; ++k)
+    {
+        t += 1 * MS;
+        p.Enqueue(Data(t, 0x0a000001, uint16_t(100 + k % 4)));
+        p.Dequeue(t);
+    }
+    const uint32_t lim = p.Queues()[q].limit;
+    if (isolated)
+        CHECK(lim == 4 * c.delay_target_pkts, "the limit stops at the floor: " << lim << ", want 24");
+    else
+        CHECK(lim == c.cocoa_min, "shared: the limit shrinks to cocoa_min: " << lim << ", want " << c.cocoa_min);
+    if (!isolated)
+        return;
+    // a policy without delay0's flows takes the floor away: the next shrinks go on to cocoa_min
+    p.ApplyPolicy(std::vector<uint32_t>(P::NUM_GROUPS, 0));
+    CHECK(p.Queues()[q].limit_floor == 0, "no flow, no floor: " << p.Queues()[q].limit_floor);
+    for (int k = 0; k < 3000; ++k)
+    {
+        t += 1 * MS;
+        p.Enqueue(Data(t, 0x0a000001, uint16_t(100 + k % 4)));
+        p.Dequeue(t);
+    }
+    CHECK(p.Queues()[q].limit == c.cocoa_min, "without the floor: " << p.Queues()[q].limit << ", want " << c.cocoa_min);
+}
+
 // Model-only diagnostics: every verdict is counted once, on the flow it hit, and nothing else is.
 void
 TestDiag()
@@ -1624,6 +1703,8 @@ main(int argc, char** argv)
     TestController();
     TestAqm();
     TestCocoa();
+    TestCocoaDelayFloor(true);
+    TestCocoaDelayFloor(false);
     TestFairRate();
     TestCorrectionPreviousFlows();
     TestDiag();

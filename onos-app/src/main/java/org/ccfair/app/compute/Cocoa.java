@@ -23,7 +23,8 @@ import java.util.Map;
  * <li>once per guard interval, shrink by the smallest queue seen during the
  *     longest loss-free interval (the standing queue that never drained); the
  *     next guard interval is that interval times cocoa.gi_multiplier, at most
- *     cocoa.max_gi_ms.</li>
+ *     cocoa.max_gi_ms; a queue with a floor (a delay group's own queue in the
+ *     isolated layout, docs/algorithm.md D21) does not shrink below it.</li>
  * </ul>
  * The same rules as the ns-3 model's per-packet version (eval/model,
  * Pipeline::CocoaOnFull / CocoaGuard), at the resolution of a round; the
@@ -60,6 +61,7 @@ public final class Cocoa {
 
     private static final class State {
         int limit;
+        int floor;   // lowest limit the shrink leaves (D21); 0: cocoa.min_limit_pkts only
         QueueStats last;
         long liStart;
         long liMinPkts = Long.MAX_VALUE;
@@ -185,7 +187,7 @@ public final class Cocoa {
                 standing = s.liMinPkts;
             }
             if (standing != Long.MAX_VALUE && standing > 0) {
-                s.limit = clamp(s.limit - standing);
+                s.limit = Math.max(s.floor, clamp(s.limit - standing));
             }
             s.giLen = len == 0 ? maxGiMs : Math.min((long) (len * giMultiplier), maxGiMs);
             s.giStart = t;
@@ -232,6 +234,39 @@ public final class Cocoa {
         for (int q = 0; q < numQueues; q++) {
             State s = q < byQueue.length ? byQueue[q] : null;
             out[q] = s == null ? clamp(initial) : s.limit;
+        }
+        return out;
+    }
+
+    /**
+     * Current limits of a port's queues, with this round's floors (D21): each
+     * queue's limit is raised to its floor now, and its shrinks stop there until
+     * the next call of this method sets another (null: none). The compiler calls
+     * it once per port and round.
+     *
+     * @param deviceId  device id
+     * @param port      port number
+     * @param numQueues queues per port
+     * @param initial   limit of queues without state
+     * @param floors    lowest limit per queue id (0 or missing: none), or null for none
+     * @return limit per queue id, or null if no queue of the port has state and no floor applies
+     */
+    public synchronized int[] limits(String deviceId, long port, int numQueues, int initial, int[] floors) {
+        Map<Long, State[]> byPort = states.get(deviceId);
+        State[] byQueue = byPort == null ? null : byPort.get(port);
+        boolean noState = byQueue == null || byQueue.length == 0;
+        if (noState && floors == null) {
+            return null;
+        }
+        int[] out = new int[numQueues];
+        for (int q = 0; q < numQueues; q++) {
+            State s = noState || q >= byQueue.length ? null : byQueue[q];
+            int floor = floors != null && q < floors.length ? Math.min(max, Math.max(0, floors[q])) : 0;
+            if (s != null) {
+                s.floor = floor;
+                s.limit = Math.max(s.limit, floor);
+            }
+            out[q] = s == null ? Math.max(clamp(initial), floor) : s.limit;
         }
         return out;
     }

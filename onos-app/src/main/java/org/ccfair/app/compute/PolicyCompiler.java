@@ -60,6 +60,9 @@ import java.util.TreeMap;
  * and its port's loss-based flows forget a back-off after
  * classifier.family_forget_intervals clean intervals (port_cfg family_forget;
  * {@link #delayTargets}, docs/algorithm.md D19).</li>
+ * <li>Buffer limit: Cocoa's (adaptive) or the intent's; in the isolated layout
+ * Cocoa keeps a delay group's own queue at queues.delay_target_pkts packets
+ * a flow or more ({@link #delayFloors}, docs/algorithm.md D21).</li>
  * </ul>
  * Not thread-safe: one compiler per computing thread (it caches TVF profiles).
  */
@@ -123,7 +126,7 @@ public final class PolicyCompiler {
     private final int[] order;
     private final int[] at;
     private final boolean[] used;
-    // Scratch of delayTargets: per queue, whether a group that is not delay-based uses it.
+    // Scratch of delayTargets and delayFloors: per queue, whether a group that is not delay-based uses it.
     private final boolean[] notDelayQueue;
 
     /** What an intent contributes to every port it governs. */
@@ -486,8 +489,14 @@ public final class PolicyCompiler {
             TvfProfile profile = profileOf(fam, fam.mapTo[centre[i]]);
             int profileId = profileId(profile, ids, previous, deviceId);
             Cocoa c = cocoa;
-            int[] limits = plan.adaptive && c != null ? c.limits(deviceId, p.number(), numQueues, plan.buffer) : null;
             QueueSplit queues = split(plan, flowsOf[i]);
+            // Not shared (D21): Cocoa keeps a delay group's own queue at k packets a flow.
+            int[] floors = plan.shared || !plan.adaptive ? null
+                    : delayFloors(queues, p.speedMbps(), flowsOf[i], plan.weight);
+            // Called for a fixed buffer too (floors null), so that a floor does not outlive
+            // the adaptive intent that set it.
+            int[] cocoaLimits = c != null ? c.limits(deviceId, p.number(), numQueues, plan.buffer, floors) : null;
+            int[] limits = plan.adaptive ? cocoaLimits : null;
             // Not shared (D20): the model-based groups' ranges at a weight-1 flow's weighted share.
             int modelCentre = plan.shared ? centre[i] : unitCentreBin(p.speedMbps(), flowsOf[i], plan.weight);
             int[][] ctv = ctvRange(queues, profile, centre[i], modelCentre, fam.binShift);
@@ -733,14 +742,7 @@ public final class PolicyCompiler {
         // bit/s as the model's FairRate(link_bps, n, 2, w): not fairKbps x 1000, which may
         // round differently in the last place and so floor to another integer.
         double unitBps = speedMbps * 1e6 / n;
-        java.util.Arrays.fill(notDelayQueue, false);
-        for (int g = 0; g < numGroups; g++) {
-            if (!delayGroup[g]) {
-                for (int s = 0; s < slotsPerGroup; s++) {
-                    notDelayQueue[split.queueOf(g, s, numQueues)] = true;
-                }
-            }
-        }
+        markNotDelayQueues(split);
         long[] t = null;
         for (int g = 0; g < numGroups; g++) {
             if (!delayGroup[g]) {
@@ -759,6 +761,63 @@ public final class PolicyCompiler {
             }
         }
         return t;
+    }
+
+    // notDelayQueue[q]: a group that is not delay-based uses queue q (one of its slots).
+    private void markNotDelayQueues(QueueSplit split) {
+        java.util.Arrays.fill(notDelayQueue, false);
+        for (int g = 0; g < numGroups; g++) {
+            if (!delayGroup[g]) {
+                for (int s = 0; s < slotsPerGroup; s++) {
+                    notDelayQueue[split.queueOf(g, s, numQueues)] = true;
+                }
+            }
+        }
+    }
+
+    /**
+     * Cocoa's lowest limit per queue of a port in the isolated layout
+     * (docs/algorithm.md D21): a queue that only delay groups use keeps
+     * queues.delay_target_pkts packets for each of its flows (a group's flows
+     * counted on each of its slots' queues by slot share, rounded up), the
+     * depth its D19 target lets stand: Cocoa takes a standing queue that never
+     * drains for excess buffer, and a delay-based flow's alpha..beta segments are
+     * such a queue. The ns-3 model's Pipeline::ApplyPolicy step 5 computes the same.
+     *
+     * @param split     the port's queue split
+     * @param speedMbps port speed
+     * @param flows     active flows per group, or null
+     * @param weight    per group its weight (the intent's plan)
+     * @return packets per queue id (0: no floor), or null when no queue has one
+     *         (no long-lived flow, no speed, or no flow in a delay group's own queue)
+     */
+    int[] delayFloors(QueueSplit split, long speedMbps, int[] flows, double[] weight) {
+        if (weightedFlows(flows, weight) <= 0 || speedMbps <= 0) {
+            return null;
+        }
+        markNotDelayQueues(split);
+        long[] slotFlows = new long[numQueues];
+        for (int g = 0; g < numGroups && g < flows.length; g++) {
+            if (!delayGroup[g] || flows[g] <= 0) {
+                continue;
+            }
+            for (int s = 0; s < slotsPerGroup; s++) {
+                int q = split.queueOf(g, s, numQueues);
+                if (!notDelayQueue[q]) {
+                    slotFlows[q] += flows[g];
+                }
+            }
+        }
+        int[] f = null;
+        for (int q = 0; q < numQueues; q++) {
+            if (slotFlows[q] > 0) {
+                if (f == null) {
+                    f = new int[numQueues];
+                }
+                f[q] = (int) Math.ceil((double) delayTargetPkts * slotFlows[q] / slotsPerGroup);
+            }
+        }
+        return f;
     }
 
     /**

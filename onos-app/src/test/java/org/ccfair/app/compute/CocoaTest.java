@@ -128,6 +128,35 @@ public class CocoaTest {
         assertEquals(MAX, p.limit());
     }
 
+    /**
+     * D21: a floor (a delay group's own queue in the isolated layout) raises the
+     * limit at once and stops the shrink of a standing queue there; without it
+     * the same queue shrinks to cocoa.min_limit_pkts.
+     */
+    @Test
+    public void aFloorRaisesTheLimitAndStopsTheShrink() {
+        Port p = new Port();
+        p.second(1.0, BUCKETS - 1, 0);
+        int[] floors = {50, 0, 0, 0};
+        int[] l = c.limits(DEV, 3, 4, INITIAL, floors);
+        assertEquals(Math.max(INITIAL, 50), l[0]);
+        assertEquals("no floor: as without", INITIAL, l[1]);
+        for (int i = 0; i < 5; i++) {
+            p.second(1.0, BUCKETS - 1, 0);   // huge standing queue every interval
+        }
+        assertEquals("the shrinks stop at the floor", 50, p.limit());
+        int[] high = {INITIAL + 30, 0, 0, 0};
+        assertEquals("a floor above the limit raises it", INITIAL + 30, c.limits(DEV, 3, 4, INITIAL, high)[0]);
+        c.limits(DEV, 3, 4, INITIAL, null);   // the floor is gone (the group moved, or shared)
+        p.second(1.0, BUCKETS - 1, 0);
+        assertEquals(MIN, p.limit());
+        assertEquals("capped at cocoa.max_limit_pkts", MAX, c.limits(DEV, 3, 4, INITIAL, new int[]{MAX + 1})[0]);
+        assertArrayEquals("a port without state: the initial limit or the floor",
+                          new int[]{INITIAL, INITIAL + 1, INITIAL, INITIAL},
+                          c.limits(DEV, 9, 4, INITIAL, new int[]{0, INITIAL + 1}));
+        assertNull(c.limits(DEV, 9, 4, INITIAL, null));
+    }
+
     @Test
     public void counterResetChangesNothing() {
         Port p = new Port();

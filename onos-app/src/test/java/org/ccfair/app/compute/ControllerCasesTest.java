@@ -68,6 +68,7 @@ public class ControllerCasesTest {
         assertFalse("case without a name", name.isEmpty());
         CcfairParams p = params(c.path("params"), name);
         PolicyCompiler compiler = new PolicyCompiler(p);
+        compiler.setCocoa(new Cocoa(p));   // a first round: no Cocoa state, D21's floors only
         int groups = p.numGroups();
         Map<String, Integer> ids = new HashMap<>();
         for (int g = 0; g < groups; g++) {
@@ -222,6 +223,24 @@ public class ControllerCasesTest {
             listed.add(q);
             expectEq(failures, name + ": aqm_cfg target_delay_us of " + g.getKey() + " (queue " + q + ")",
                      g.getValue().asLong(), target.getOrDefault(q, -1L));
+        }
+        // D21: the first policy's buffer limit per queue (aqm_cfg limit_cells / cells per packet).
+        java.util.Set<Long> limListed = new java.util.HashSet<>();
+        Iterator<Map.Entry<String, JsonNode>> li = e.path("limit_pkts").fields();
+        while (li.hasNext()) {
+            Map.Entry<String, JsonNode> g = li.next();
+            int q = port.queueOf(group(ids, g.getKey(), name), 0, numQueues);
+            limListed.add((long) q);
+            expectEq(failures, name + ": limit of " + g.getKey() + " (queue " + q + ")",
+                     g.getValue().asLong(), port.limitOf(q));
+        }
+        if (e.has("limit_pkts_other")) {
+            for (int q = 0; q < numQueues; q++) {
+                if (!limListed.contains((long) q)) {
+                    expectEq(failures, name + ": limit of queue " + q + " (limit_pkts_other)",
+                             e.path("limit_pkts_other").asLong(), port.limitOf(q));
+                }
+            }
         }
         if (e.has("target_us_other")) {
             for (long q = 0; q < numQueues; q++) {

@@ -559,6 +559,41 @@ public class PolicyCompilerTest {
         assertEquals(43199, targetOf(onePort(c, 20, w, n), delay0));
     }
 
+    /**
+     * D21: with adaptive buffers, in the isolated layout, Cocoa keeps each queue
+     * that only delay groups use at queues.delay_target_pkts (6) packets a flow;
+     * the loss group's queue, the shared layout and a fixed buffer have no floor.
+     */
+    @Test
+    public void isolatedDelayQueuesKeepKPacketsAFlowOfCocoasLimit() {
+        int delay0 = P.groupId("delay", 0);
+        int delay1 = P.groupId("delay", 1);
+        int loss0 = P.groupId("loss", 0);
+        int initial = (int) P.integer("cocoa", "initial_limit_pkts");
+        PolicyCompiler pc = new PolicyCompiler(P);
+        pc.setCocoa(new Cocoa(P));
+        int[] n = flows("delay:0", 20, "delay:1", 3, "loss:0", 8);
+        PortPolicy iso = onePort(pc, 50, isolated("iso"), n);
+        assertEquals(120, iso.limitOf(iso.queueOf(delay0, 0, q)));
+        assertEquals("18 below the initial limit: the initial limit",
+                     initial, iso.limitOf(iso.queueOf(delay1, 0, q)));
+        assertEquals(initial, iso.limitOf(iso.queueOf(loss0, 0, q)));
+        PortPolicy shared = onePort(pc, 50, null, n);
+        for (int qi = 0; qi < q; qi++) {
+            assertEquals("shared queue " + qi, initial, shared.limitOf(qi));
+        }
+        FairnessIntent fixedBuffer = isolated("fixed").toBuilder(P)
+                .bufferPolicy(FairnessIntent.BufferPolicy.FIXED).bufferLimitPkts(40).build();
+        PortPolicy fixed = onePort(pc, 50, fixedBuffer, n);
+        assertEquals("a fixed buffer is the operator's", 40, fixed.limitOf(fixed.queueOf(delay0, 0, q)));
+        // Fewer queues (5): delay0 shares hybrid1's queue, so no floor there; delay1 has its own.
+        PolicyCompiler c5 = new PolicyCompiler(withQueues(5));
+        c5.setCocoa(new Cocoa(withQueues(5)));
+        PortPolicy p5 = onePort(c5, 20, isolated("iso"), flows("delay:0", 30, "delay:1", 30));
+        assertEquals(initial, p5.limitOf(p5.queueOf(delay0, 0, 5)));
+        assertEquals(180, p5.limitOf(p5.queueOf(delay1, 0, 5)));
+    }
+
     /** D19's bounds: never below the intent's target, at most 100 ms unless the intent's target is more. */
     @Test
     public void delayQueueTargetIsBetweenThePortTargetAndTheCap() {
