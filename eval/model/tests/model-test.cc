@@ -78,6 +78,17 @@ Ctl(uint64_t t, uint8_t flags, bool rev = false)
     return p;
 }
 
+// Defaults with a 10 ms default RTT (9766 units) and the interval floor at it: the floor is not
+// the subject of the tests that use it
+Config
+TenMsConfig()
+{
+    Config c = Config::Defaults();
+    c.default_rtt_units = 9766;
+    c.interval_min_units = c.default_rtt_units;
+    return c;
+}
+
 void
 Drain(Pipeline& p, uint64_t t)
 {
@@ -178,9 +189,7 @@ void
 TestSynRestarts()
 {
     g_ctx = "syn-restart";
-    Config c = Config::Defaults();
-    c.default_rtt_units = 9766;
-    c.interval_min_units = c.default_rtt_units; // the interval floor is not this test's subject: at the RTT
+    Config c = TenMsConfig();
     Pipeline p(c);
     p.SetFairRate(10000000000ULL);
     uint64_t t = 0;
@@ -215,9 +224,7 @@ void
 TestLostReset(bool atEnd)
 {
     g_ctx = atEnd ? "lost-reset-end" : "lost-reset";
-    Config c = Config::Defaults();
-    c.default_rtt_units = 9766;
-    c.interval_min_units = c.default_rtt_units;
+    Config c = TenMsConfig();
     c.flow_table_size = 1; // A and B share the one slot; EG_SIG is then flow_idx[7:0]
     c.buffer_pkts = 8;
     Pipeline p(c);
@@ -515,6 +522,27 @@ TestDrr()
     CHECK(ratio > 0.8 && ratio < 1.25, "DRR shares bytes, not packets: ratio " << ratio);
 }
 
+// Four flows (source ports 100..103) through slow start (4, 8, 16 packets an interval) into two
+// long-lived intervals of 8: delay0 at a 10 ms RTT once the controller counts them. Returns the
+// time after the last interval.
+uint64_t
+FourDelayFlows(Pipeline& p)
+{
+    uint64_t t = 0;
+    for (int n : {4, 8, 16, 8, 8})
+    {
+        for (int i = 0; i < n; ++i)
+            for (uint16_t f = 0; f < 4; ++f)
+            {
+                const uint64_t ti = t + i * 500 * US + f * 10 * US; // updates 10 us apart: the limiter admits each
+                p.Enqueue(Data(ti, 0x0a000001, uint16_t(100 + f)));
+                Drain(p, ti);
+            }
+        t += 12 * MS;
+    }
+    return t;
+}
+
 // Rows 26, 27, 28: the ONOS app's queue allocation, fair rate from long-lived flows only,
 // flow counts from pg_flow_enter - pg_flow_leave
 void
@@ -639,26 +667,13 @@ TestController()
     }
     CHECK(Pipeline::FairRate(1e8, {0, 5, 0, 0, 0, 0, 0, 0}, 2) == 0,
           "mice only: no fair rate (the old model counted mice)");
-    Config c = Config::Defaults();
+    Config c = TenMsConfig();
     CHECK(c.queue_layout == QueueLayout::Shared, "params queues.layout: shared");
-    c.default_rtt_units = 9766;
-    c.interval_min_units = c.default_rtt_units; // the interval floor is not this test's subject: at the RTT
     c.queue_layout = QueueLayout::Isolated; // delay0's queue below is its own
     Pipeline p(c);
     // no long-lived flow: the link's bin (100 Mbit/s: 16 log10(10^5 / 10) = 64), not 255 (D7)
     CHECK(p.FairRateBin() == 64, "no long-lived flow: fair_rate_bin " << int(p.FairRateBin()) << ", the link's 64");
-    uint64_t t = 0;
-    for (int n : {4, 8, 16, 8, 8})
-    {
-        for (int i = 0; i < n; ++i)
-            for (uint16_t f = 0; f < 4; ++f)
-            {
-                const uint64_t ti = t + i * 500 * US + f * 10 * US; // updates 10 us apart: the limiter admits each
-                p.Enqueue(Data(ti, 0x0a000001, uint16_t(100 + f)));
-                Drain(p, ti);
-            }
-        t += 12 * MS;
-    }
+    uint64_t t = FourDelayFlows(p);
     p.ControllerTick(60 * MS);
     CHECK(p.Groups()[2].active == 4 && p.Groups()[1].active == 0,
           "four delay0 flows from the gauges, got " << p.Groups()[2].active << " / mice " << p.Groups()[1].active);
@@ -1436,24 +1451,11 @@ void
 TestCocoaDelayFloor(bool isolated)
 {
     g_ctx = isolated ? "cocoa delay floor (isolated)" : "cocoa delay floor (shared)";
-    Config c = Config::Defaults();
-    c.default_rtt_units = 9766;
-    c.interval_min_units = c.default_rtt_units;
+    Config c = TenMsConfig();
     c.queue_layout = isolated ? QueueLayout::Isolated : QueueLayout::Shared;
     c.cocoa_initial = 100;
     Pipeline p(c);
-    uint64_t t = 0;
-    for (int n : {4, 8, 16, 8, 8})
-    {
-        for (int i = 0; i < n; ++i)
-            for (uint16_t f = 0; f < 4; ++f)
-            {
-                const uint64_t ti = t + i * 500 * US + f * 10 * US;
-                p.Enqueue(Data(ti, 0x0a000001, uint16_t(100 + f)));
-                Drain(p, ti);
-            }
-        t += 12 * MS;
-    }
+    uint64_t t = FourDelayFlows(p);
     p.ControllerTick(60 * MS);
     CHECK(p.Groups()[2].active == 4, "four delay0 flows, got " << p.Groups()[2].active);
     const uint8_t q = p.QueueOf(2, 0);
