@@ -4,6 +4,7 @@
 package org.ccfair.app.compute;
 
 import org.ccfair.app.CcfairParams;
+import org.ccfair.app.policy.FairnessIntent;
 import org.ccfair.app.stats.GroupStats;
 import org.ccfair.app.stats.QueueStats;
 import org.junit.Test;
@@ -36,14 +37,23 @@ public class CocoaTest {
 
     private final Cocoa c = new Cocoa(P);
 
-    /** Cumulative counters of one port and its queue 0, advanced a second at a time. */
+    /** Cumulative counters of one port and one of its queues (0 unless given), advanced a second at a time. */
     private final class Port {
+        final int qid;
         long t = 1_000_000;
         long bytes;
         long pkts;
         long drops;
         long limitDrops;
         final long[] hist = new long[BUCKETS];
+
+        Port() {
+            this(0);
+        }
+
+        Port(int qid) {
+            this.qid = qid;
+        }
 
         /** One second: the link carried `util` of its capacity, the queue saw `bucket`, `full` limit drops. */
         void second(double util, int bucket, long full) {
@@ -61,11 +71,11 @@ public class CocoaTest {
             for (int g = 1; g < P.numGroups(); g++) {
                 gs.add(new GroupStats(g, 0, 0, 0, 0, 0));
             }
-            c.observe(DEV, 3, SPEED_MBPS, gs, List.of(new QueueStats(0, limitDrops, hist, CELL)), INITIAL, t);
+            c.observe(DEV, 3, SPEED_MBPS, gs, List.of(new QueueStats(qid, limitDrops, hist, CELL)), INITIAL, t);
         }
 
         int limit() {
-            return c.limits(DEV, 3, 4, INITIAL)[0];
+            return c.limits(DEV, 3, qid + 1, INITIAL)[qid];
         }
     }
 
@@ -155,6 +165,36 @@ public class CocoaTest {
                           new int[]{INITIAL, INITIAL + 1, INITIAL, INITIAL},
                           c.limits(DEV, 9, 4, INITIAL, new int[]{0, INITIAL + 1}));
         assertNull(c.limits(DEV, 9, 4, INITIAL, null));
+    }
+
+    /**
+     * D21's floor does not outlive the adaptive intent that set it: once a
+     * fixed-buffer intent governs the port, the queue's Cocoa state shrinks
+     * as any other (the compiler clears the floors of non-adaptive ports).
+     */
+    @Test
+    public void aFixedBufferIntentClearsTheFloor() {
+        FabricView f = FabricView.builder().port(DEV, 3, PortRole.EDGE, SPEED_MBPS).build();
+        int[] flows = new int[P.numGroups()];
+        int delay0 = P.groupId("delay", 0);
+        flows[delay0] = 30;
+        StatsSnapshot s = StatsSnapshot.builder().port(DEV, 3, flows).build();
+        PolicyCompiler pc = new PolicyCompiler(P);
+        pc.setCocoa(c);
+        FairnessIntent adaptive = FairnessIntent.builder(P).id("iso")
+                .queueLayout(FairnessIntent.QueueLayout.ISOLATED).build();
+        int numQueues = (int) P.integer("queues", "per_port");
+        int q = pc.compile(f, List.of(adaptive), s, Map.of()).get(DEV).port(3).queueOf(delay0, 0, numQueues);
+        Port p = new Port(q);
+        p.second(1.0, 2, 0);                                   // Cocoa has state for delay0's queue
+        assertEquals(180, pc.compile(f, List.of(adaptive), s, Map.of()).get(DEV).port(3).limitOf(q));
+        FairnessIntent fixed = adaptive.toBuilder(P).bufferPolicy(FairnessIntent.BufferPolicy.FIXED)
+                .bufferLimitPkts(40).build();
+        assertEquals(40, pc.compile(f, List.of(fixed), s, Map.of()).get(DEV).port(3).limitOf(q));
+        for (int i = 0; i < 6; i++) {
+            p.second(1.0, BUCKETS - 1, 0);                     // huge standing queue every interval
+        }
+        assertEquals("no floor left: the shrinks go on", MIN, p.limit());
     }
 
     @Test
