@@ -851,42 +851,34 @@ RunControllerCases(const std::string& path)
                     CHECK(p.QueueOf(uint8_t(groupId(g)), uint8_t(s)) == qs.at(s).get<int>(),
                           g << " slot " << s << ": queue " << int(p.QueueOf(uint8_t(groupId(g)), uint8_t(s)))
                             << ", want " << qs.at(s));
-        // D19: port_cfg family_forget and each queue's aqm_cfg target (0 in the model: the port's)
+        // D19: port_cfg family_forget
         CHECK(p.FamilyForget() == e.at("family_forget").get<int>(),
               "family_forget " << int(p.FamilyForget()) << ", want " << e.at("family_forget"));
-        const auto targetOf = [&](uint32_t qi) {
+        // expect[key]: per listed group, the value of the queue its slot 0 maps to;
+        // expect[key_other]: that of every other queue
+        const auto perQueue = [&](const std::string& key, const char* unit, const auto& got) {
+            std::set<uint32_t> named;
+            if (e.contains(key))
+                for (const auto& [g, v] : e.at(key).items())
+                {
+                    const uint32_t qi = p.QueueOf(uint8_t(groupId(g)), 0);
+                    named.insert(qi);
+                    CHECK(got(qi) == v.template get<uint32_t>(), key << ": " << g << " queue " << qi << " " << got(qi) << " " << unit << ", want " << v);
+                }
+            if (e.contains(key + "_other"))
+                for (uint32_t qi = 0; qi < uint32_t(p.Queues().size()); ++qi)
+                    if (!named.count(qi))
+                        CHECK(got(qi) == e.at(key + "_other").template get<uint32_t>(),
+                              key << "_other: queue " << qi << " " << got(qi) << " " << unit << ", want " << e.at(key + "_other"));
+        };
+        // D19: each queue's aqm_cfg target (0 in the model: the port's)
+        perQueue("target_us", "us", [&](uint32_t qi) {
             const uint32_t t = p.Queues()[qi].target_units;
             return t ? t : cfg.target_delay_units;
-        };
-        std::set<uint32_t> named;
-        if (e.contains("target_us"))
-            for (const auto& [g, t] : e.at("target_us").items())
-            {
-                const uint32_t qi = p.QueueOf(uint8_t(groupId(g)), 0);
-                named.insert(qi);
-                CHECK(targetOf(qi) == t.get<uint32_t>(), g << " queue " << qi << " target " << targetOf(qi) << " us, want " << t);
-            }
-        if (e.contains("target_us_other"))
-            for (uint32_t qi = 0; qi < uint32_t(p.Queues().size()); ++qi)
-                if (!named.count(qi))
-                    CHECK(targetOf(qi) == e.at("target_us_other").get<uint32_t>(),
-                          "queue " << qi << " target " << targetOf(qi) << " us, want " << e.at("target_us_other"));
+        });
         // D21: the first policy's buffer limit per queue (Cocoa's initial limit, or a delay
         // group's own queue's floor when above it)
-        std::set<uint32_t> limNamed;
-        if (e.contains("limit_pkts"))
-            for (const auto& [g, l] : e.at("limit_pkts").items())
-            {
-                const uint32_t qi = p.QueueOf(uint8_t(groupId(g)), 0);
-                limNamed.insert(qi);
-                CHECK(p.Queues()[qi].limit == l.get<uint32_t>(),
-                      g << " queue " << qi << " limit " << p.Queues()[qi].limit << " pkts, want " << l);
-            }
-        if (e.contains("limit_pkts_other"))
-            for (uint32_t qi = 0; qi < uint32_t(p.Queues().size()); ++qi)
-                if (!limNamed.count(qi))
-                    CHECK(p.Queues()[qi].limit == e.at("limit_pkts_other").get<uint32_t>(),
-                          "queue " << qi << " limit " << p.Queues()[qi].limit << " pkts, want " << e.at("limit_pkts_other"));
+        perQueue("limit_pkts", "pkts", [&](uint32_t qi) { return p.Queues()[qi].limit; });
         if (e.contains("queues_used"))
         {
             std::set<uint8_t> used;
@@ -1464,15 +1456,18 @@ TestCocoaDelayFloor(bool isolated)
           "delay0's queue " << int(q) << ": floor " << p.Queues()[q].limit_floor << ", want " << want);
     CHECK(p.Queues()[p.QueueOf(0, 0)].limit_floor == 0, "the ants' queue has no floor");
     // a standing queue of 40 packets for 4.5 s, one in one out every millisecond
+    const auto stand = [&](int ms) {
+        for (int k = 0; k < ms; ++k)
+        {
+            t += 1 * MS;
+            p.Enqueue(Data(t, 0x0a000001, uint16_t(100 + k % 4)));
+            p.Dequeue(t);
+        }
+    };
     t = 100 * MS;
     for (int i = 0; i < 40; ++i)
         p.Enqueue(Data(t, 0x0a000001, uint16_t(100 + i % 4)));
-    for (int k = 0; k < 4500; ++k)
-    {
-        t += 1 * MS;
-        p.Enqueue(Data(t, 0x0a000001, uint16_t(100 + k % 4)));
-        p.Dequeue(t);
-    }
+    stand(4500);
     const uint32_t lim = p.Queues()[q].limit;
     if (isolated)
         CHECK(lim == 4 * c.delay_target_pkts, "the limit stops at the floor: " << lim << ", want 24");
@@ -1483,12 +1478,7 @@ TestCocoaDelayFloor(bool isolated)
     // a policy without delay0's flows takes the floor away: the next shrinks go on to cocoa_min
     p.ApplyPolicy(std::vector<uint32_t>(P::NUM_GROUPS, 0));
     CHECK(p.Queues()[q].limit_floor == 0, "no flow, no floor: " << p.Queues()[q].limit_floor);
-    for (int k = 0; k < 3000; ++k)
-    {
-        t += 1 * MS;
-        p.Enqueue(Data(t, 0x0a000001, uint16_t(100 + k % 4)));
-        p.Dequeue(t);
-    }
+    stand(3000);
     CHECK(p.Queues()[q].limit == c.cocoa_min, "without the floor: " << p.Queues()[q].limit << ", want " << c.cocoa_min);
 }
 

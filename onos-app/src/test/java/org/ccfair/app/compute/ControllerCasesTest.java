@@ -215,38 +215,31 @@ public class ControllerCasesTest {
             expectEq(failures, name + ": port_cfg family_forget", e.path("family_forget").asInt(), (int) egress[6]);
         }
         int numQueues = d.numQueues();
-        java.util.Set<Long> listed = new java.util.HashSet<>();
-        Iterator<Map.Entry<String, JsonNode>> it = e.path("target_us").fields();
+        checkPerQueue(e, "target_us", "aqm_cfg target_delay_us", port, ids, name, numQueues,
+                      q -> target.getOrDefault((long) q, -1L), failures);
+        // D21: the first policy's buffer limit per queue (aqm_cfg limit_cells / cells per packet).
+        checkPerQueue(e, "limit_pkts", "limit", port, ids, name, numQueues, port::limitOf, failures);
+    }
+
+    // expect[key]: per listed group, the value of the queue its slot 0 maps to; expect[key_other]:
+    // that of every other queue of the port.
+    private static void checkPerQueue(JsonNode e, String key, String what, PortPolicy port,
+                                      Map<String, Integer> ids, String name, int numQueues,
+                                      java.util.function.IntToLongFunction got, List<String> failures) {
+        java.util.Set<Integer> listed = new java.util.HashSet<>();
+        Iterator<Map.Entry<String, JsonNode>> it = e.path(key).fields();
         while (it.hasNext()) {
             Map.Entry<String, JsonNode> g = it.next();
-            long q = port.queueOf(group(ids, g.getKey(), name), 0, numQueues);
-            listed.add(q);
-            expectEq(failures, name + ": aqm_cfg target_delay_us of " + g.getKey() + " (queue " + q + ")",
-                     g.getValue().asLong(), target.getOrDefault(q, -1L));
-        }
-        // D21: the first policy's buffer limit per queue (aqm_cfg limit_cells / cells per packet).
-        java.util.Set<Long> limListed = new java.util.HashSet<>();
-        Iterator<Map.Entry<String, JsonNode>> li = e.path("limit_pkts").fields();
-        while (li.hasNext()) {
-            Map.Entry<String, JsonNode> g = li.next();
             int q = port.queueOf(group(ids, g.getKey(), name), 0, numQueues);
-            limListed.add((long) q);
-            expectEq(failures, name + ": limit of " + g.getKey() + " (queue " + q + ")",
-                     g.getValue().asLong(), port.limitOf(q));
+            listed.add(q);
+            expectEq(failures, name + ": " + what + " of " + g.getKey() + " (queue " + q + ")",
+                     g.getValue().asLong(), got.applyAsLong(q));
         }
-        if (e.has("limit_pkts_other")) {
+        if (e.has(key + "_other")) {
             for (int q = 0; q < numQueues; q++) {
-                if (!limListed.contains((long) q)) {
-                    expectEq(failures, name + ": limit of queue " + q + " (limit_pkts_other)",
-                             e.path("limit_pkts_other").asLong(), port.limitOf(q));
-                }
-            }
-        }
-        if (e.has("target_us_other")) {
-            for (long q = 0; q < numQueues; q++) {
                 if (!listed.contains(q)) {
-                    expectEq(failures, name + ": aqm_cfg target_delay_us of queue " + q + " (target_us_other)",
-                             e.path("target_us_other").asLong(), target.getOrDefault(q, -1L));
+                    expectEq(failures, name + ": " + what + " of queue " + q + " (" + key + "_other)",
+                             e.path(key + "_other").asLong(), got.applyAsLong(q));
                 }
             }
         }
