@@ -39,7 +39,7 @@ write("handshake-rtt",
       "the flow a mouse and opens a provisional interval with the default RTT; the packet completing the sample (the "
       "pure ACK) restarts it (§7.1, INTERVAL_RESTART): the counters restart with the ACK, which is not a data packet "
       "(0), and the 10 data packets at 21 ms make 10. No interval has ended, so the marker uses rate 0 (bin 0 of the "
-      "TVF centred on the 100 Mbit/s link): PV pv_max.",
+      "fabric's one TVF scale, D22): PV pv_max.",
       hs(20000)[:1] + [
           pk(15000, dir="rev", flags="SA", size=60, payload=0),
           {"op": "check", "t_us": 15000, "flow": "A", "expect": {"group": "mouse", "rtt_us": [50000, 50000]},
@@ -435,13 +435,15 @@ PV_CFG = {"default_rtt_us": 50000, "link_rate_bps": 10000000000, "fair_rate_bps"
 
 
 def tvf_doc(fair, fair_bin, pvs):
-    return ("TVF for the per-flow objective at fair rate %s (the model's curve and the one the replay writes): PV(bin "
-            "i) = 32767 - trunc((i - %d) x 65535 / 32) clamped to [0, 65535] (pv_max/2 at the fair rate's bin %d, one "
-            "decade = 16 bins either way spans the PV range): %s. " % (fair, fair_bin, fair_bin, pvs))
+    return ("TVF for the per-flow objective (the model's curve and the one the replay writes; fair rate %s, bin %d, "
+            "sets only where the CTV range is read): the fabric's one scale (docs/algorithm.md D22), PV(bin i) = "
+            "32767 - (i - 64) x 512 clamped to [0, 65535] ((pv_max + 1) / 128 = 512 PV a bin; pv_max/2 at bin 64, "
+            "tvf.centre_kbps = 100 Mbit/s; tvf.half_span_decades = 4 decades = 64 bins either way span the PV range): %s. "
+            % (fair, fair_bin, pvs))
 
 
-TVF_DOC = tvf_doc("2.5 Mbit/s", 38, "bin 40 -> 28672, 39 -> 30720, 38 -> 32767, 36 -> 36862, 35 -> 38910, 34 -> "
-                  "40958, 24 -> 61438, 23 -> 63486, <= 22 -> 65535")
+TVF_DOC = tvf_doc("2.5 Mbit/s", 38, "bin 40 -> 45055, 39 -> 45567, 38 -> 46079, 36 -> 47103, 35 -> 47615, 34 -> "
+                  "48127, 24 -> 53247, 23 -> 53759, 22 -> 54271, 0 -> 65535")
 PV_PRE_DOC = ("Mid-connection flow, default RTT 50 ms (= the interval floor W = flow.min_interval_us, so intervals "
               "last 50 ms, 48828 units); interval 1 (from 0; the roll-over packet at 60 ms ends it) carries 12 x 1500 "
               "B -> rate 18000 B / 50 ms = 2.88 Mbit/s, lrate = log_bytes(18000) - log_rtt(48828) = 158 fine units "
@@ -451,36 +453,36 @@ PV_PRE_DOC = ("Mid-connection flow, default RTT 50 ms (= the interval floor W = 
 write("pv-drawing",
       "PV = TVF(u x rate label) at whole rate bins (docs/algorithm.md §10.1: pos = lr_pv |-| nlog_u, bin = pos / 4, "
       "the sum of logs in 1/64 decade; nlog_u from the log_u table). " + PV_PRE_DOC + TVF_DOC +
-      "Interval 2 starts at 60 ms. u16 65535: nlog_u 0, pos 158, bin 39 -> 30720; u16 32768 (u = 1/2): nlog_u 18, "
-      "pos 140, bin 35 -> 38910; u16 6554 (u = 0.1): nlog_u 64, pos 94, bin 23 -> 63486; u16 1: nlog_u 308, pos 0, "
+      "Interval 2 starts at 60 ms. u16 65535: nlog_u 0, pos 158, bin 39 -> 45567; u16 32768 (u = 1/2): nlog_u 18, "
+      "pos 140, bin 35 -> 47615; u16 6554 (u = 0.1): nlog_u 64, pos 94, bin 23 -> 53759; u16 1: nlog_u 308, pos 0, "
       "bin 0 -> 65535. Ranges allow the neighbouring bins (the log tables are within +-2 fine units, half a bin, of "
-      "the exact logs). Random u (hardware), 20 packets 1.5 ms apart: every PV lies in [28672, 65535] (at or above "
+      "the exact logs). Random u (hardware), 20 packets 1.5 ms apart: every PV lies in [45055, 65535] (at or above "
       "the PV of the bin above the flow's own rate). The proactive slow-start drop is off (interval 1 reaches the "
       "fair BDP).",
       pv_pre + [
-          interval(60000, 1, 0, u16=65535, expect={"pv": [28672, 32767]}),
-          interval(61000, 1, 0, u16=32768, expect={"pv": [36862, 40958]}),
-          interval(62000, 1, 0, u16=6554, expect={"pv": [61438, 65535]}),
+          interval(60000, 1, 0, u16=65535, expect={"pv": [45055, 46079]}),
+          interval(61000, 1, 0, u16=32768, expect={"pv": [47103, 48127]}),
+          interval(62000, 1, 0, u16=6554, expect={"pv": [53247, 54271]}),
           interval(63000, 1, 0, u16=1, expect={"pv": [65535, 65535]}),
-          interval(64000, 20, 1500, expect={"pv": [28672, 65535]})],
+          interval(64000, 20, 1500, expect={"pv": [45055, 65535]})],
       config=PV_CFG)
 
-aqm_pre = pv_pre + [{"op": "set", "t_us": 60000, "queue": "all", "ctv": 46000, "ctv_lo": 46000, "ctv_hi": 46000,
-                     "note": "controller pins every queue's CTV at 46000"}]
+aqm_pre = pv_pre + [{"op": "set", "t_us": 60000, "queue": "all", "ctv": 49400, "ctv_lo": 49400, "ctv_hi": 49400,
+                     "note": "controller pins every queue's CTV at 49400"}]
 GATE_DOC = ("A PV verdict needs a standing queue (p4/shared/entries/aqm_verdict.p4: the packet's sojourn, egress minus "
             "ingress time, shifted left by aqm.pv_gate_shift (1) must be >= the queue's target delay, i.e. sojourn >= "
             "target / 2; otherwise the packet passes whatever its PV). ")
 write("aqm-drop-and-mark",
       "Packet-value AQM (architecture §6): a packet with PV < CTV is dropped, or CE-marked if ECN-capable (aqm.ecn "
       "on). " + GATE_DOC + "Same flow and TVF as pv-drawing (2.88 Mbit/s label, bin 39; fair rate 2.5 "
-      "Mbit/s); the controller pins the CTV at 46000 (ctv_lo = ctv_hi) at 60 ms. Each packet is queued 12 ms "
+      "Mbit/s); the controller pins the CTV at 49400 (ctv_lo = ctv_hi) at 60 ms. Each packet is queued 12 ms "
       "(dequeue step): sojourn 12 ms >= 5 ms / 2 (target_delay_us 5000, the default), a standing queue. u16 65535 "
-      "draws PV in [28672, 32767] (bin 39, 30720) < CTV 46000 -> drop; u16 1 draws 65535 >= CTV -> forward; ECT "
+      "draws PV in [45055, 46079] (bin 39, 45567, and its neighbours) < CTV 49400 -> drop; u16 1 draws 65535 >= CTV -> forward; ECT "
       "with u16 65535 -> mark. PVs and decisions are taken in egress (dequeue). Every PV-drop candidate is dropped, whether or not the flow lost a packet earlier in the "
       "interval.",
       aqm_pre + [
           interval(60000, 1, 0, u16=65535, drain=False),
-          {"op": "dequeue", "t_us": 72000, "count": "all", "expect": {"actions": ["drop"], "ctv": [46000, 46000]}},
+          {"op": "dequeue", "t_us": 72000, "count": "all", "expect": {"actions": ["drop"], "ctv": [49400, 49400]}},
           interval(73000, 1, 0, u16=1, drain=False),
           {"op": "dequeue", "t_us": 85000, "count": "all", "expect": {"actions": ["forward"]}},
           interval(86000, 1, 0, u16=65535, ect=True, drain=False),
@@ -499,8 +501,8 @@ write("aqm-retransmission-spared",
       "A retransmission (a data segment not above the highest sequence number its direction has sent: flow_seq in "
       "ingress) passes the PV verdict unless its flow is queued as model-based (hybrid1): no PV drop, no CE mark "
       "(p4/shared/entries/aqm_verdict.p4, docs/algorithm.md D9); a drop of a retransmission costs a real sender a "
-      "timeout. " + GATE_DOC + "Same flow, TVF and pinned CTV 46000 as aqm-drop-and-mark; each packet queued 12 ms "
-      "(a standing queue), u16 65535 (PV in [28672, 32767] < CTV). A new segment at 60 ms: dropped (its "
+      "timeout. " + GATE_DOC + "Same flow, TVF and pinned CTV 49400 as aqm-drop-and-mark; each packet queued 12 ms "
+      "(a standing queue), u16 65535 (PV in [45055, 46079] < CTV). A new segment at 60 ms: dropped (its "
       "interval-1 end makes the flow delay-based: slow start ended at the fair BDP); its retransmission at "
       "73 ms: forwarded; the same again ECN-capable at 86 ms: forwarded, not marked; a new segment at 99 ms: "
       "dropped.",
@@ -519,9 +521,9 @@ write("aqm-every-candidate-dropped",
       "No per-flow allowance (docs/algorithm.md §10.3; the one-PV-drop-per-interval token flow_aqm_once is gone): "
       "every packet of a tracked flow whose PV is below the CTV in a standing queue is dropped, however many the "
       "flow loses in one interval. " + GATE_DOC + "Same flow and TVF as pv-drawing (2.88 Mbit/s label, bin 39); CTV "
-      "pinned at 46000 at 60 ms. In interval 2 (60 .. 110 ms) the flow sends four packets at 60, 61, 62, 63 ms, "
+      "pinned at 49400 at 60 ms. In interval 2 (60 .. 110 ms) the flow sends four packets at 60, 61, 62, 63 ms, "
       "queued until 72 ms (sojourn 12 .. 9 ms >= 2.5 ms), and two at 80, 81 ms queued until 90 ms (10, 9 ms), all "
-      "with u16 65535: PV in [28672, 32767] < 46000 -> all six dropped (with the token only the interval's first "
+      "with u16 65535: PV in [45055, 46079] < 49400 -> all six dropped (with the token only the interval's first "
       "candidate was: [drop, forward, forward, forward], [forward, forward]). A packet with u16 1 (PV 65535 >= CTV) "
       "at 92 ms, queued until 99 ms, is forwarded: the flow is not blocked, its low-PV packets are dropped.",
       aqm_pre + [
@@ -531,7 +533,7 @@ write("aqm-every-candidate-dropped",
           interval(80000, 2, 1000, u16=65535, drain=False),
           {"op": "dequeue", "t_us": 90000, "count": "all", "expect": {"actions": ["drop", "drop"]}},
           interval(92000, 1, 0, u16=1, drain=False),
-          {"op": "dequeue", "t_us": 99000, "count": "all", "expect": {"actions": ["forward"], "ctv": [46000, 46000]}}],
+          {"op": "dequeue", "t_us": 99000, "count": "all", "expect": {"actions": ["forward"], "ctv": [49400, 49400]}}],
       config={**PV_CFG, "ecn": False})
 
 write("aqm-pv-gate",
@@ -539,9 +541,9 @@ write("aqm-pv-gate",
       "packet with PV < CTV is dropped (or CE-marked when ECT and ECN on) only if its sojourn (egress minus ingress "
       "time) shifted left by aqm.pv_gate_shift (1) is >= the queue's target delay, i.e. sojourn >= target / 2; below "
       "that it passes unchanged. Target delay 20 ms here (config target_delay_us 20000): the gate opens at a 10 ms "
-      "sojourn. Same flow and TVF as pv-drawing (2.88 Mbit/s label, bin 39), CTV pinned at 46000 at 60 ms (ctv_lo = "
-      "ctv_hi: no sojourn here reaches the target, the CTV steps down onto ctv_lo = 46000). Every packet draws u16 "
-      "65535: PV in [28672, 32767] < 46000. Sojourn 0 (queued at 60 ms and dequeued at once) -> forward; 5 ms "
+      "sojourn. Same flow and TVF as pv-drawing (2.88 Mbit/s label, bin 39), CTV pinned at 49400 at 60 ms (ctv_lo = "
+      "ctv_hi: no sojourn here reaches the target, the CTV steps down onto ctv_lo = 49400). Every packet draws u16 "
+      "65535: PV in [45055, 46079] < 49400. Sojourn 0 (queued at 60 ms and dequeued at once) -> forward; 5 ms "
       "(queued at 62, dequeued at 67 ms; 2 x 5 = 10 < 20) -> forward; an ECT packet with 5 ms (68 -> 73 ms) -> "
       "forward, not marked; 18 ms (74 -> 92 ms; 36 >= 20, while 18 < the target itself) -> drop; an ECT packet "
       "with 18 ms (93 -> 111 ms) -> mark (ECN on). All arrive in interval 2 (60 .. 110 ms).",
@@ -555,7 +557,7 @@ write("aqm-pv-gate",
           interval(74000, 1, 0, u16=65535, drain=False),
           {"op": "dequeue", "t_us": 92000, "count": "all", "expect": {"actions": ["drop"]}},
           interval(93000, 1, 0, u16=65535, ect=True, drain=False),
-          {"op": "dequeue", "t_us": 111000, "count": "all", "expect": {"actions": ["mark"], "ctv": [46000, 46000]}}],
+          {"op": "dequeue", "t_us": 111000, "count": "all", "expect": {"actions": ["mark"], "ctv": [49400, 49400]}}],
       config={**PV_CFG, "ecn": True, "target_delay_us": 20000})
 
 # The rate label: interval 1 carries 6 x 1500 B (1.44 Mbit/s, lrate 138, bin 34), interval 2 24 x 1500 B
@@ -568,23 +570,23 @@ write("rate-label-two-intervals",
       "1500 B = 9000 B / 50 ms = 1.44 Mbit/s, lrate1 = log_bytes(9000) - log_rtt(48828) = 138 fine units (64 "
       "log10(144) = 138.1; bin 34). Interval 2 (60 .. the roll-over at 120 ms): 24 x 1500 B = 36000 B / 50 ms = "
       "5.76 Mbit/s, lrate2 = 177 (64 log10(576) = 176.6; bin 44). " +
-      tvf_doc("3 Mbit/s", 39, "bin 33 -> 45054, 34 -> 43006, 35 -> 40958, 38 -> 34814, 39 -> 32767, 40 -> 30720, "
-              "44 -> 22528") +
-      "In interval 2 the label is lrate1 ((2 x 138) >> 1 = 138, bin 34): u16 65535 (nlog_u 0) -> PV in [40958, "
-      "45054] (bin 34 and its neighbours), and with any u every PV >= PV(bin 35) = 40958. In interval 3 (from 120 "
-      "ms) the label is (138 + 177) >> 1 = 157 (bin 39), not lrate2 (bin 44): u16 65535 -> PV in [30720, 34814] "
-      "(bin 39 and its neighbours; lrate2 would give 22528), and with any u (25 packets, 1.5 ms apart) every PV >= "
-      "PV(bin 40) = 30720 (with lrate2 as the label, every draw with u above about 0.63, nlog_u <= 13, would fall "
+      tvf_doc("3 Mbit/s", 39, "bin 33 -> 48639, 34 -> 48127, 35 -> 47615, 38 -> 46079, 39 -> 45567, 40 -> 45055, "
+              "44 -> 43007") +
+      "In interval 2 the label is lrate1 ((2 x 138) >> 1 = 138, bin 34): u16 65535 (nlog_u 0) -> PV in [47615, "
+      "48639] (bin 34 and its neighbours), and with any u every PV >= PV(bin 35) = 47615. In interval 3 (from 120 "
+      "ms) the label is (138 + 177) >> 1 = 157 (bin 39), not lrate2 (bin 44): u16 65535 -> PV in [45055, 46079] "
+      "(bin 39 and its neighbours; lrate2 would give 43007), and with any u (25 packets, 1.5 ms apart) every PV >= "
+      "PV(bin 40) = 45055 (with lrate2 as the label, every draw with u above about 0.63, nlog_u <= 13, would fall "
       "below it). The "
       "proactive slow-start drop is off (interval 2 reaches the fair BDP: the flow becomes long-lived at 120 ms; "
       "every group has the same TVF).",
       [interval(0, 6, 6000),
        {"op": "check", "t_us": 31000, "flow": "A", "expect": {"interval_pkts": 6}},
-       interval(60000, 1, 0, u16=65535, expect={"pv": [40958, 45054]}),
-       interval(61800, 23, 1800, expect={"pv": [40958, 65535]}),
+       interval(60000, 1, 0, u16=65535, expect={"pv": [47615, 48639]}),
+       interval(61800, 23, 1800, expect={"pv": [47615, 65535]}),
        {"op": "check", "t_us": 102000, "flow": "A", "expect": {"interval_pkts": 24}},
-       interval(120000, 1, 0, u16=65535, expect={"pv": [30720, 34814]}),
-       interval(121500, 25, 1500, expect={"pv": [30720, 65535]})],
+       interval(120000, 1, 0, u16=65535, expect={"pv": [45055, 46079]}),
+       interval(121500, 25, 1500, expect={"pv": [45055, 65535]})],
       config={**PV_CFG, "fair_rate_bps": 3000000})
 
 # The interval floor at work: a 10 ms RTT under the 50 ms floor (the params default). A replay on a
@@ -626,25 +628,25 @@ write("interval-floor",
               "ant_max_pkts_per_interval": 0})
 
 write("ctv-toward-target",
-      "The CTV moves up by ctv_step_up (64) when the dequeued packet's queuing delay is above the target (5 ms), down by "
-      "ctv_step_down (32) below it, on the queue's first packet in each aligned CTV period (2^20 ns = 1.049 ms for "
+      "The CTV moves up by ctv_step_up (16: 1/32 of a bin's PV, D22) when the dequeued packet's queuing delay is above "
+      "the target (5 ms), down by ctv_step_down (8) below it, on the queue's first packet in each aligned CTV period (2^20 ns = 1.049 ms for "
       "ctv_update_interval_us 1 ms; periods 9, 11, 13, 15, 19, 22 below). CTV set to 30000 (range 0..65535). "
       "Six packets queued at t=0 (no rate yet: PV 65535, all forwarded). Dequeues at 10, 12, 14 ms (sojourn >= 10 ms): "
-      "30064, 30128, 30192; the other three at 16 ms: one step for the three (30256: one period). The "
+      "30016, 30032, 30048; the other three at 16 ms: one step for the three (30064: one period). The "
       "controller sets the CTV back to 30000 at 18 ms; a packet queued at 20 ms and dequeued at 20.1 ms (0.1 ms < "
-      "target): 29968; again at 23/23.1 ms: 29936.",
+      "target): 29992; again at 23/23.1 ms: 29984.",
       [{"op": "set", "t_us": 0, "queue": "all", "ctv": 30000, "ctv_lo": 0, "ctv_hi": 65535},
        interval(0, 6, 0, drain=False),
-       {"op": "dequeue", "t_us": 10000, "count": 1, "expect": {"actions": ["forward"], "ctv": [30064, 30064], "sojourn_us": [10000, 10000]}},
-       {"op": "dequeue", "t_us": 12000, "count": 1, "expect": {"ctv": [30128, 30128]}},
-       {"op": "dequeue", "t_us": 14000, "count": 1, "expect": {"ctv": [30192, 30192]}},
-       {"op": "dequeue", "t_us": 16000, "count": "all", "expect": {"count": 3, "ctv": [30256, 30256]}},
+       {"op": "dequeue", "t_us": 10000, "count": 1, "expect": {"actions": ["forward"], "ctv": [30016, 30016], "sojourn_us": [10000, 10000]}},
+       {"op": "dequeue", "t_us": 12000, "count": 1, "expect": {"ctv": [30032, 30032]}},
+       {"op": "dequeue", "t_us": 14000, "count": 1, "expect": {"ctv": [30048, 30048]}},
+       {"op": "dequeue", "t_us": 16000, "count": "all", "expect": {"count": 3, "ctv": [30064, 30064]}},
        {"op": "set", "t_us": 18000, "queue": "all", "ctv": 30000},
        interval(20000, 1, 0, drain=False),
-       {"op": "dequeue", "t_us": 20100, "count": "all", "expect": {"actions": ["forward"], "ctv": [29968, 29968]}},
+       {"op": "dequeue", "t_us": 20100, "count": "all", "expect": {"actions": ["forward"], "ctv": [29992, 29992]}},
        interval(23000, 1, 0, drain=False),
-       {"op": "dequeue", "t_us": 23100, "count": "all", "expect": {"ctv": [29936, 29936]}}],
-      config={"default_rtt_us": 50000, "target_delay_us": 5000, "ctv_update_interval_us": 1000, "ctv_step_up": 64, "ctv_step_down": 32})
+       {"op": "dequeue", "t_us": 23100, "count": "all", "expect": {"ctv": [29984, 29984]}}],
+      config={"default_rtt_us": 50000, "target_delay_us": 5000, "ctv_update_interval_us": 1000, "ctv_step_up": 16, "ctv_step_down": 8})
 
 U = {"U": {"src": "10.0.0.1", "sport": 4000, "dst": "10.0.1.1", "dport": 4001}}
 write("cocoa-initial-limit",

@@ -5,6 +5,7 @@
 #include "pipeline.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/drop-tail-queue.h"
 #include "ns3/object-factory.h"
@@ -20,6 +21,48 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("CcfairQueueDisc");
 NS_OBJECT_ENSURE_REGISTERED(CcfairQueueDisc);
+NS_OBJECT_ENSURE_REGISTERED(CcfairShimTag);
+
+TypeId
+CcfairShimTag::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::CcfairShimTag").SetParent<Tag>().AddConstructor<CcfairShimTag>();
+    return tid;
+}
+
+TypeId
+CcfairShimTag::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+uint32_t
+CcfairShimTag::GetSerializedSize() const
+{
+    return 4;
+}
+
+void
+CcfairShimTag::Serialize(TagBuffer i) const
+{
+    i.WriteU16(pv);
+    i.WriteU8(group);
+    i.WriteU8(slot);
+}
+
+void
+CcfairShimTag::Deserialize(TagBuffer i)
+{
+    pv = i.ReadU16();
+    group = i.ReadU8();
+    slot = i.ReadU8();
+}
+
+void
+CcfairShimTag::Print(std::ostream& os) const
+{
+    os << "pv=" << pv << " group=" << unsigned(group) << " slot=" << unsigned(slot);
+}
 
 namespace P = ccfair::params;
 
@@ -95,6 +138,19 @@ CcfairQueueDisc::GetTypeId()
                           StringValue(""),
                           MakeStringAccessor(&CcfairQueueDisc::m_weights),
                           MakeStringChecker())
+            .AddAttribute("FabricArrivals",
+                          "Packets arrive on a fabric port: the program trusts the shim (here a "
+                          "CcfairShimTag) for group, slot and PV and tracks nothing; a packet without "
+                          "one is refused as misconfigured.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&CcfairQueueDisc::m_fabricArrivals),
+                          MakeBooleanChecker())
+            .AddAttribute("PushShim",
+                          "The port faces the fabric: a forwarded packet leaves with its shim "
+                          "(CcfairShimTag: the PV egress gave it, its group and slot).",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&CcfairQueueDisc::m_pushShim),
+                          MakeBooleanChecker())
             .AddTraceSource("GroupChange",
                             "A flow was reclassified (first report of a flow: ant -> mouse).",
                             MakeTraceSourceAccessor(&CcfairQueueDisc::m_groupChange),
@@ -197,8 +253,28 @@ CcfairQueueDisc::InitializeParams()
 }
 
 void
+CcfairQueueDisc::AddFabricPeer(Ptr<CcfairQueueDisc> peer)
+{
+    m_peers.push_back(peer);
+}
+
+void
 CcfairQueueDisc::ControllerTick()
 {
+    if (!m_peers.empty())
+    {
+        std::vector<uint32_t> n;
+        for (const auto& peer : m_peers)
+        {
+            if (!peer->m_pipe)
+                continue;
+            const std::vector<uint32_t> a = peer->m_pipe->ActiveFlows();
+            n.resize(std::max(n.size(), a.size()), 0);
+            for (size_t g = 0; g < a.size(); ++g)
+                n[g] += a[g];
+        }
+        m_pipe->SetFabricFlows(std::move(n));
+    }
     m_pipe->ControllerTick(NowNs());
     m_controllerEvent = Simulator::Schedule(m_controllerPeriod, &CcfairQueueDisc::ControllerTick, this);
 }
@@ -230,6 +306,16 @@ CcfairQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
             uint32_t l4 = ip->GetPacket()->GetSize();
             p.payload = l4 > hl ? l4 - hl : 0;
         }
+    }
+    if (m_fabricArrivals)
+    {
+        CcfairShimTag shim;
+        NS_ABORT_MSG_IF(!item->GetPacket()->PeekPacketTag(shim),
+                        "FabricArrivals: a packet without the ccfair shim (no ingress edge before this switch)");
+        p.from_fabric = true;
+        p.shim_pv = shim.pv;
+        p.shim_group = shim.group;
+        p.shim_slot = shim.slot;
     }
     p.rand16 = uint16_t(m_rng->GetInteger(1, 65535));
     ccfair::EnqResult r = m_pipe->Enqueue(p);
@@ -278,6 +364,14 @@ CcfairQueueDisc::DoDequeue()
         {
             DropAfterDequeue(item, "ccfair PV below CTV");
             continue;
+        }
+        if (m_pushShim)
+        {
+            CcfairShimTag shim;
+            shim.pv = r.pv;
+            shim.group = r.group;
+            shim.slot = r.slot;
+            item->GetPacket()->ReplacePacketTag(shim);
         }
         return item;
     }

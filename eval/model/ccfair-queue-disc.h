@@ -15,6 +15,7 @@
 #include "ns3/nstime.h"
 #include "ns3/queue-disc.h"
 #include "ns3/random-variable-stream.h"
+#include "ns3/tag.h"
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
@@ -29,6 +30,22 @@ class Pipeline;
 
 namespace ns3
 {
+
+/** The ccfair shim (PV, group, slot) a switch's egress leaves a packet with, carried to the
+ *  next switch as a packet tag (the program carries it as a header, p4/shared/header.p4). */
+class CcfairShimTag : public Tag
+{
+  public:
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    uint32_t GetSerializedSize() const override;
+    void Serialize(TagBuffer i) const override;
+    void Deserialize(TagBuffer i) override;
+    void Print(std::ostream& os) const override;
+
+    uint16_t pv = 0;
+    uint8_t group = 0, slot = 0;
+};
 
 class CcfairQueueDisc : public QueueDisc
 {
@@ -58,6 +75,10 @@ class CcfairQueueDisc : public QueueDisc
      *  R* against the fair rate; Pipeline::ResetDiag). The simulator calls it at warm-up. */
     void ResetDiagnostics();
 
+    /** Another switch of the fabric whose counted flows this one's controller adds to its own
+     *  (the ONOS app compiles every device from one view of the fabric's statistics; D22). */
+    void AddFabricPeer(Ptr<CcfairQueueDisc> peer);
+
   private:
     bool DoEnqueue(Ptr<QueueDiscItem> item) override;
     Ptr<QueueDiscItem> DoDequeue() override;
@@ -80,10 +101,13 @@ class CcfairQueueDisc : public QueueDisc
     uint32_t m_quantum;
     std::string m_queueLayout;
     std::string m_weights; // the intent's weighted-groups weights, "family:w,..." ("" = per-flow)
+    bool m_fabricArrivals; // every packet arrives on a fabric port (reads the shim tag)
+    bool m_pushShim;       // the egress port faces the fabric: packets leave with the shim tag
 
     std::unique_ptr<ccfair::Pipeline> m_pipe;
     Ptr<UniformRandomVariable> m_rng;
     EventId m_controllerEvent;
+    std::vector<Ptr<CcfairQueueDisc>> m_peers;
     TracedCallback<Ipv4Address, uint16_t, Ipv4Address, uint16_t, uint8_t, uint8_t> m_groupChange;
 };
 

@@ -218,6 +218,9 @@ Config::Defaults()
     c.tvf_min_kbps = uint32_t(P::TVF_RATE_MIN_KBPS);
     c.tvf_steps_per_decade = uint32_t(P::TVF_STEPS_PER_DECADE);
     c.pv_max = uint32_t(P::TVF_PV_MAX);
+    c.tvf_half_span_decades = uint32_t(P::TVF_HALF_SPAN_DECADES);
+    c.tvf_scale_bin = uint32_t(std::floor(double(P::TVF_STEPS_PER_DECADE) *
+                                          std::log10(double(P::TVF_CENTRE_KBPS) / double(P::TVF_RATE_MIN_KBPS)) + 1e-9));
     c.target_delay_units = uint32_t(P::AQM_TARGET_DELAY_US);
     c.pv_gate_shift = uint32_t(P::AQM_PV_GATE_SHIFT);
     c.ctv_period_shift = uint32_t(G::CTV_PERIOD_SHIFT);
@@ -701,12 +704,23 @@ Pipeline::Enqueue(const Pkt& p)
     md.ts_s = int32_t(md.bridged.ig_ts);
     md.ts_pend = RTT_PENDING | md.bridged.ig_ts;
     md.now16 = uint16_t((((t >> 20) & 0x3FFF) << 2) | 2);
-    // IPv4 from an edge port (the model is the sender's edge switch)
-    md.track = 1;
+    // IPv4 from an edge port is tracked; from a fabric port it is not (top: md.track)
+    md.track = p.from_fabric ? 0 : 1;
     FlowTracker(p, md);
-    // ingress edge: push the shim, PV pv_max until egress marks it
-    md.bridged.shim_pv = uint16_t(m_c.pv_max);
-    md.bridged.from_edge = 1;
+    if (p.from_fabric)
+    {
+        // fabric port: group and slot as marked by the ingress edge, the shim's PV kept
+        md.bridged.group = p.shim_group;
+        md.slot = p.shim_slot;
+        md.bridged.shim_pv = p.shim_pv;
+    }
+    else
+    {
+        // ingress edge: push the shim, PV pv_max until egress marks it
+        md.bridged.shim_pv = uint16_t(m_c.pv_max);
+        md.bridged.from_edge = 1;
+    }
+    md.bridged.slot = md.slot;
     QueueMap(md);
     GroupUpdate(md);
 
@@ -1094,6 +1108,7 @@ Pipeline::Dequeue(uint64_t now_ns)
         r.group = b.group;
         r.pv = e.pv;
         r.ctv = e.ctv;
+        r.slot = b.slot;
         r.sojourn_ns = now - b.enq_t_ns;
         q.max_delay_ns = std::max(q.max_delay_ns, r.sojourn_ns);
         // egress_out (p4/shared/entries/egress_out.p4)
@@ -1178,6 +1193,7 @@ Pipeline::SetFairRate(uint64_t bps)
     SetPortFairRate(bps);
     CentreCurves(bps);
     m_haveFair = bps > 0; // a test's fair rate stands for the controller's
+    m_diagFairBps = bps;
 }
 
 int64_t
@@ -1200,14 +1216,15 @@ Pipeline::SetPortFairRate(uint64_t bps)
 void
 Pipeline::CentreCurves(uint64_t bps)
 {
-    // TVFs centred on the bin of `bps` (PolicyCompiler.centreBin), the model's curve (row 30):
-    // pv_max/2 at the centre, falling pv_max/(2 x steps_per_decade) per bin, clamped to
-    // [0, pv_max]: one decade either side spans the PV range. Each group's curve is shifted
-    // right by its m_shift bins (Tvf.curve: weight shift, model_shift_bins for the model-based
-    // groups in every intent, D14, and the share correction, D13).
-    const int64_t fairBin = RateBin(double(bps) / 1e3);
-    m_centreBin = uint32_t(fairBin);
-    const int64_t d = m_c.tvf_steps_per_decade, pv = m_c.pv_max;
+    // The CTV ranges are read at the bin of `bps` (PolicyCompiler.centreBin). The TVFs themselves
+    // are the fabric's one scale (Tvf.curve, D22): pv_max/2 at tvf_scale_bin, falling
+    // (pv_max + 1)/(2 x steps_per_decade x half_span_decades) per bin, clamped to [0, pv_max]. Each
+    // group's curve is shifted right by its m_shift bins (weight shift, model_shift_bins for the
+    // model-based groups in every intent, D14, and the share correction, D13).
+    m_centreBin = uint32_t(RateBin(double(bps) / 1e3));
+    const int64_t c = m_c.tvf_scale_bin;
+    // (pv_max + 1) / span PV a bin: 512 with the defaults, so bin C - 64 is pv_max itself
+    const int64_t span = 2 * int64_t(m_c.tvf_steps_per_decade) * int64_t(m_c.tvf_half_span_decades), pv = m_c.pv_max;
     for (uint32_t g = 0; g < m_tvf.size(); ++g)
     {
         const double sh = g < m_shift.size() ? m_shift[g] : 0.0;
@@ -1216,17 +1233,26 @@ Pipeline::CentreCurves(uint64_t bps)
         {
             int64_t drop;
             if (sh == 0.0)
-                drop = (int64_t(i) - fairBin) * pv / (2 * d); // integer, truncated toward 0
+                drop = (int64_t(i) - c) * (pv + 1) / span; // integer, truncated toward 0
             else
             {
                 // Tvf.curve's real arithmetic for a fractional shift, truncated toward 0 with
                 // its nudge (float noise in log10(w) must not move an exact multiple across)
-                const double v = (double(i) - double(fairBin) - sh) * (double(pv) / (2.0 * double(d)));
+                const double v = (double(i) - double(c) - sh) * (double(pv + 1) / double(span));
                 drop = int64_t(v + std::copysign(1e-6, v));
             }
             t[i] = uint16_t(std::clamp<int64_t>(pv / 2 - drop, 0, pv));
         }
     }
+}
+
+std::vector<uint32_t>
+Pipeline::ActiveFlows() const
+{
+    std::vector<uint32_t> n(m_nGroups, 0);
+    for (uint32_t g = 0; g < m_nGroups; ++g)
+        n[g] = uint32_t(m_g[g].active);
+    return n;
 }
 
 std::vector<double>
@@ -1516,6 +1542,7 @@ Pipeline::ApplyPolicy(const std::vector<uint32_t>& n)
     // port_cfg's fair_rate_bin, so the slow-start BDP test acts from the first flow on (D7).
     SetPortFairRate(noFair ? m_c.link_rate_bps : uint64_t(fair));
     m_haveFair = !noFair;
+    m_diagFairBps = m_fairBps;
     // The TVFs' centre (PolicyCompiler.centreBin): the fair rate's bin; weighted-groups in the
     // shared layout: one queue holds every weight, so only the PV law can weigh them and the
     // curves centre on the rate of a weight-1 flow. Without a long-lived flow the link's bin.
@@ -1544,11 +1571,30 @@ Pipeline::ApplyPolicy(const std::vector<uint32_t>& n)
     // ceiling bins, clamped to the table; with or without a fair rate (the app never writes the
     // whole PV range). The shift keeps a heavy group's range off its curve's saturated top. The
     // shared layout's common queue: the ants' (weight-1, unshifted) curve.
+    // The strict edge (ctv_hi) is read no higher than the fabric's centre (D22): the bin of speed
+    // / every long-lived flow the controller counts in the fabric (weighted shared: of a weight-1
+    // flow's share of that), since flows this port does not count (arrivals from fabric ports)
+    // may share it. One switch alone: the port's own centre.
+    int32_t fabricDown = 0;
+    if (!m_fabricFlows.empty())
+    {
+        std::vector<uint32_t> nf(n);
+        for (uint32_t g = 0; g < m_nGroups && g < m_fabricFlows.size(); ++g)
+            nf[g] += m_fabricFlows[g];
+        const double ff = weighted && shared ? FairRate(double(m_c.link_rate_bps), nf, 2, w)
+                                             : FairRate(double(m_c.link_rate_bps), nf, 2);
+        if (ff > 0)
+            fabricDown = std::max<int32_t>(0, int32_t(int64_t(m_centreBin) - RateBin(ff / 1e3)));
+        // a port that counts no flow of its own has the fabric's share as its R*'s reference
+        if (noFair && ff > 0)
+            m_haveFair = true, m_diagFairBps = uint64_t(ff);
+    }
     const auto at = [&](uint8_t g, int32_t k) {
         const int64_t b = std::clamp<int64_t>(int64_t(m_centreBin) + int64_t(std::floor(m_shift[g] + 0.5)) /* Math.round */ + k, 0,
                                               int64_t(m_c.tvf_steps) - 1);
         return m_tvf[g][size_t(b)];
     };
+    const auto strict = [&](uint8_t g, int32_t k) { return at(g, m_c.ctv_ceiling_bins + k - fabricDown); };
     // Not shared (D20): a model-based group's range is read at the bin of a weight-1 flow's
     // weighted share (the curve's shift adds the weight), not at the unweighted fair rate's:
     // BBR does not answer the drop rate, so only a range at its share holds its queue; every
@@ -1558,7 +1604,7 @@ Pipeline::ApplyPolicy(const std::vector<uint32_t>& n)
     for (uint32_t qi = 0; qi < Q; ++qi)
     {
         m_q[qi].ctv_lo = at(GROUP_MOUSE, m_c.ctv_floor_bins);
-        m_q[qi].ctv_hi = at(GROUP_MOUSE, m_c.ctv_ceiling_bins);
+        m_q[qi].ctv_hi = strict(GROUP_MOUSE, 0);
     }
     for (uint32_t g = 0; g < m_nGroups; ++g)
     {
@@ -1567,7 +1613,7 @@ Pipeline::ApplyPolicy(const std::vector<uint32_t>& n)
         {
             QueueState& q = m_q[(first[g] + j) % Q];
             q.ctv_lo = at(uint8_t(g), m_c.ctv_floor_bins + off);
-            q.ctv_hi = at(uint8_t(g), m_c.ctv_ceiling_bins + off);
+            q.ctv_hi = strict(uint8_t(g), off);
         }
     }
     if (shared)
@@ -1576,7 +1622,7 @@ Pipeline::ApplyPolicy(const std::vector<uint32_t>& n)
         // w times the range's rate (CSFQ's weighted law)
         QueueState& q = m_q[first[2] % Q]; // long-lived groups are 2.. (Allocate)
         q.ctv_lo = at(GROUP_ANT, m_c.ctv_floor_bins);
-        q.ctv_hi = at(GROUP_ANT, m_c.ctv_ceiling_bins);
+        q.ctv_hi = strict(GROUP_ANT, 0);
     }
     // 5. D19, isolated layout only (PolicyCompiler.delayTargetUs, PolicyDelta's port_cfg): the
     // family forgets (port_cfg family_forget), and a delay group's queue is held to
@@ -1735,16 +1781,17 @@ Pipeline::DiagDequeue(const Bridged& b, const EgMd& e, const QueueState& q, uint
     qd.at_lo += e.ctv == q.ctv_lo;
     qd.at_hi += e.ctv == q.ctv_hi;
     qd.at_edge += e.ctv == q.ctv_lo || e.ctv == q.ctv_hi;
-    // R* = TVF^-1(CTV) on the model's falling TVF (pv_max/2 at the centre bin c, pv_max/(2 d) per
-    // bin, d = steps per decade), continuous, + 1 bin for the marker's whole-bin floor of pos
-    // (docs/eval.md; as the fairness analysis of 2026-11-25 computes it), against the
-    // controller's fair rate. Without a long-lived flow there is none.
+    // R* = TVF^-1(CTV) on the model's falling TVF (pv_max/2 at the scale's bin C, (pv_max + 1)/(2 d h)
+    // per bin, d = steps per decade, h = half-span decades; D22), continuous, + 1 bin for the
+    // marker's whole-bin floor of pos (docs/eval.md), against the controller's fair rate (a port
+    // without flows of its own: the fabric's share). Without either there is none.
     if (!m_haveFair)
         return;
     const double dd = double(m_c.tvf_steps_per_decade);
-    const double istar = double(m_centreBin) + 1.0 + (double(m_c.pv_max) / 2.0 - double(e.ctv)) * 2.0 * dd /
-                                                          double(m_c.pv_max);
-    const double x = std::log10(double(m_c.tvf_min_kbps)) + istar / dd - std::log10(double(m_fairBps) / 1e3);
+    const double istar = double(m_c.tvf_scale_bin) + 1.0 +
+                         (double(m_c.pv_max) / 2.0 - double(e.ctv)) * 2.0 * dd * double(m_c.tvf_half_span_decades) /
+                             double(m_c.pv_max + 1);
+    const double x = std::log10(double(m_c.tvf_min_kbps)) + istar / dd - std::log10(double(m_diagFairBps) / 1e3);
     const int nb = 2 * Diag::kRstarDecades * Diag::kRstarBinsPerDecade;
     if (m_diag.rstar_hist.size() != size_t(nb))
         m_diag.rstar_hist.assign(size_t(nb), 0);

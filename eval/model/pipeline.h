@@ -67,6 +67,10 @@ struct Config
     // policy.rtt_band_boundaries_us[0] as units, static (PolicyDelta)
     uint32_t rtt_boundary_units;
     uint32_t tvf_steps, tvf_min_kbps, tvf_steps_per_decade, pv_max;
+    // One packet-value scale for the whole fabric (D22): every TVF is pv_max/2 at this bin (of
+    // tvf.centre_kbps) and falls pv_max over 2 x tvf.half_span_decades decades, so a PV marked at
+    // one switch means the same rate at every other
+    uint32_t tvf_scale_bin, tvf_half_span_decades;
     // aqm_cfg and the AQM's compiled constants
     uint32_t target_delay_units;  // aqm.target_delay_us written as units (as the ONOS app does)
     uint32_t pv_gate_shift;       // aqm.pv_gate_shift: a PV verdict needs sojourn << shift > target (compiled in)
@@ -111,6 +115,11 @@ struct Pkt
     bool ect = false;             // ECN-capable transport
     uint16_t rand16 = 0;          // the egress Random<bit<16>> draw; 0 = draw from the model's PRNG
     uint32_t seq = 0;             // TCP sequence number (flow_seq)
+    // Arrival on a fabric port (ingress port_cfg role fabric): the shim another switch's
+    // ingress edge pushed and its egress marked; the packet is not tracked here.
+    bool from_fabric = false;
+    uint16_t shim_pv = 0;
+    uint8_t shim_group = 0, shim_slot = 0;
 };
 
 enum TcpFlag : uint8_t
@@ -156,6 +165,7 @@ struct DeqResult
     uint16_t pv = 0;
     uint16_t ctv = 0;
     uint64_t sojourn_ns = 0;
+    uint8_t slot = 0; // the shim leaves with PV pv, group and slot (model-only read-out)
 };
 
 /** A flow's registers as a register read-out sees them (model-only view). */
@@ -198,6 +208,7 @@ struct Bridged
     uint32_t rtt_us = 0;          // units, as bridged.rtt_us
     uint8_t group = 0, qid = 0;
     uint16_t shim_pv = 0;
+    uint8_t slot = 0;             // hdr.shim.slot (what a fabric switch's queue_map reads)
     uint8_t retx = 0;             // a data segment not above its direction's highest sequence number
     uint8_t int_retx = 0;         // at an interval end: the retransmission run (flow_retx.hi)
     // packet and TM fields egress reads
@@ -320,6 +331,11 @@ class Pipeline
     uint64_t FairRateBps() const { return m_fairBps; }
     uint8_t FairRateBin() const { return m_fairRateBin; }
     uint32_t CentreBin() const { return m_centreBin; }
+    /** Active flows per group as the last controller round counted them (pg_flow_enter - leave). */
+    std::vector<uint32_t> ActiveFlows() const;
+    /** The rest of the fabric's long-lived flows per group, as the controller's view of every
+     *  other switch gives them (D22); empty: this switch is the fabric. */
+    void SetFabricFlows(std::vector<uint32_t> n) { m_fabricFlows = std::move(n); }
     uint64_t Collisions() const { return m_untracked[0]; }
     uint64_t FlowsEntered(uint8_t group) const { return m_pgFlowEnter[group]; }
     uint64_t FlowsLeft(uint8_t group) const { return m_pgFlowLeave[group]; }
@@ -339,7 +355,8 @@ class Pipeline
     // --- controller writes
     void SetQueueCtv(uint8_t q, uint16_t ctv) { m_q[q].q_ctv = ctv; }
     void SetQueueCtvRange(uint8_t q, uint16_t lo, uint16_t hi) { m_q[q].ctv_lo = lo, m_q[q].ctv_hi = hi; }
-    /** The controller's fair rate: TVFs centred on it and fair_rate_bin = bin(bps >> bdp_shift). */
+    /** The controller's fair rate: the CTV ranges read at its bin (the TVFs are the fabric's scale,
+     *  D22) and fair_rate_bin = bin(bps >> bdp_shift). */
     void SetFairRate(uint64_t bps);
     // Test hook: port_cfg's fair_rate_bin alone, e.g. the table default 255 a vector without a
     // fair rate runs with on BMv2 (ptf-tests/tests/base_test.py).
@@ -467,8 +484,10 @@ class Pipeline
     std::vector<std::vector<uint16_t>> m_tvf; // [group][bin] -> PV
     uint8_t m_fairRateBin = 255;              // egress port_cfg fair_rate_bin (table default; the controller writes it)
     bool m_haveFair = false;                  // the controller saw a long-lived flow (R* diagnostic)
-    uint64_t m_fairBps = 0;                   // the fair rate the TVFs are centred on
-    uint32_t m_centreBin = 0;                 // its bin (PolicyCompiler.centreBin): the TVF centre
+    uint64_t m_diagFairBps = 0;               // the R* diagnostic's fair rate: the port's, else the fabric's (D22)
+    uint64_t m_fairBps = 0;                   // port_cfg's fair rate (the link's without a long-lived flow)
+    uint32_t m_centreBin = 0;                 // its bin (PolicyCompiler.centreBin): where the CTV range is read
+    std::vector<uint32_t> m_fabricFlows;      // the other switches' long-lived flows per group (D22)
     // per group the curve's shift, real: weight shift steps_per_decade x log10(w) (Tvf.shiftOf; 0
     // per-flow) + model_shift_bins for the model-based groups (D14) + the applied correction (D13)
     std::vector<double> m_shift;

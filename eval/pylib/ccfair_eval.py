@@ -57,6 +57,8 @@ LIMITS = {  # field -> (min, max, integer?)
     "flows[].rtt_ms": (2.0, 1000.0, False),  # 2 ms = twice the bottleneck's own delay
     "flows[].start_s": (0.0, 3600.0, False),
     "flows[].app_rate_mbps": (0.01, 1000.0, False),
+    "flows[].edge": (0, 15, True),
+    "fabric.uplink_mbps": (0.1, 10000.0, False),
     "short_flows.rtt_ms": (2.0, 1000.0, False),
     "short_flows.arrival_per_s": (0.01, 2000.0, False),
     "short_flows.start_s": (0.0, 3600.0, False),
@@ -124,7 +126,7 @@ def _keys(obj, field, required, optional):
 def validate(scn, aqm_override=None):
     """Check a parsed scenario; return a normalised copy (defaults filled, flows expanded)."""
     _keys(scn, "", ["name", "link", "duration_s", "flows"],
-          ["seed", "warmup_s", "aqm", "description", "short_flows", "queue_layout", "intent"])
+          ["seed", "warmup_s", "aqm", "description", "short_flows", "queue_layout", "intent", "fabric"])
     if not isinstance(scn["name"], str) or not scn["name"].strip():
         raise ScenarioError("name: expected a non-empty string")
     if "description" in scn and not isinstance(scn["description"], str):
@@ -162,7 +164,7 @@ def validate(scn, aqm_override=None):
     expanded = []
     for i, f in enumerate(flows):
         field = "flows[%d]" % i
-        _keys(f, field, ["cc", "rtt_ms"], ["count", "start_s", "app_rate_mbps"])
+        _keys(f, field, ["cc", "rtt_ms"], ["count", "start_s", "app_rate_mbps", "edge"])
         if f["cc"] not in CCS:
             raise ScenarioError("%s.cc: unknown congestion control %s (known: %s)"
                                 % (field, json.dumps(f["cc"]), ", ".join(CCS)))
@@ -175,10 +177,25 @@ def validate(scn, aqm_override=None):
         one = {"cc": f["cc"], "rtt_ms": rtt, "start_s": start}
         if "app_rate_mbps" in f:  # only when given: scenarios without it keep their cache keys
             one["app_rate_mbps"] = _number(f["app_rate_mbps"], field + ".app_rate_mbps", "flows[].app_rate_mbps")
+        if "edge" in f:
+            if "fabric" not in scn:
+                raise ScenarioError("%s.edge: only with a \"fabric\" object (the edge switches' uplinks)" % field)
+            one["edge"] = _number(f["edge"], field + ".edge", "flows[].edge")
         expanded += [one] * count
     if len(expanded) > MAX_FLOWS:
         raise ScenarioError("flows: %d flows in total, at most %d" % (len(expanded), MAX_FLOWS))
     out["flows"] = expanded
+    if "fabric" in scn:
+        # Senders behind edge switches (flows[].edge, default 0), each with an uplink into the
+        # bottleneck's switch, which receives on fabric ports (docs/eval.md, "Fabric").
+        _keys(scn["fabric"], "fabric", ["uplink_mbps"], [])
+        up = _number(scn["fabric"]["uplink_mbps"], "fabric.uplink_mbps")
+        if up < out["rate_mbps"]:
+            raise ScenarioError("fabric.uplink_mbps: %s is below link.rate_mbps (%s): the bottleneck must be the "
+                                "link, not an uplink" % (up, out["rate_mbps"]))
+        for f in expanded:
+            f.setdefault("edge", 0)
+        out["fabric"] = {"uplink_mbps": up, "edges": 1 + max(f["edge"] for f in expanded)}
     if "short_flows" in scn:
         out["short_flows"] = _short_flows(scn["short_flows"], out["duration_s"])
     return out
@@ -364,7 +381,9 @@ def sim_args(s, timeline_ms=0, sim=SIM):
             ["--queue_layout=%s" % s["queue_layout"]] if s["aqm"] == "ccfair" and "queue_layout" in s else []) + (
             ["--weights=" + ",".join("%s:%r" % kv for kv in sorted(s["intent"]["weights"].items()))]
             if s["aqm"] == "ccfair" and s.get("intent", {}).get("objective") == "weighted-groups" else []) + [
-            "--%s=%s" % kv for kv in sorted(s.get("tcp", {}).items())]
+            "--%s=%s" % kv for kv in sorted(s.get("tcp", {}).items())] + (
+            ["--edges=%d" % s["fabric"]["edges"], "--uplink_mbps=%g" % s["fabric"]["uplink_mbps"],
+             "--flow_edges=" + ",".join(str(f["edge"]) for f in s["flows"])] if "fabric" in s else [])
 
 
 class SimError(RuntimeError):

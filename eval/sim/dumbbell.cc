@@ -518,6 +518,9 @@ main(int argc, char* argv[])
     std::string shortArg;
     std::string recovery = "prr";
     bool timestamps = true;
+    uint32_t edges = 0;
+    double uplinkMbps = 0;
+    std::string flowEdgesArg;
     uint32_t delAck = 1; // the one departure from ns-3's defaults still needed on 3.44 (docs/eval.md)
     double delAckTimeoutMs = 200;
 
@@ -533,6 +536,11 @@ main(int argc, char* argv[])
                  weights);
     cmd.AddValue("flows", "TYPE,RTT_MS,START_S;...", flowsArg);
     cmd.AddValue("short", "short flows: TYPE,RTT_MS,ARRIVAL_PER_S,DIST,START_S,STOP_S (DIST: web)", shortArg);
+    cmd.AddValue("edges", "fabric: senders sit behind this many edge switches, each with its own uplink to "
+                 "the bottleneck's switch, which receives their packets on fabric ports (0: one switch)", edges);
+    cmd.AddValue("uplink_mbps", "fabric: each edge switch's uplink rate (Mbit/s)", uplinkMbps);
+    cmd.AddValue("flow_edges", "fabric: the edge switch of each long-lived flow, E,E,... (short flows: edge 0)",
+                 flowEdgesArg);
     cmd.AddValue("timeline_ms", "per-flow throughput sample period, 0 = off", timelineMs);
     cmd.AddValue("access_factor", "access link rate / bottleneck rate", accessFactor);
     cmd.AddValue("recovery", "TCP loss recovery: prr (ns-3 default) | classic", recovery);
@@ -572,6 +580,33 @@ main(int argc, char* argv[])
     }
 #endif
     std::vector<FlowSpec> flows = ParseFlows(flowsArg);
+    std::vector<uint32_t> flowEdge(flows.size() + 1, 0);
+    if (edges > 0)
+    {
+        if (!(uplinkMbps > 0))
+        {
+            Fail("edges: need uplink_mbps > 0");
+        }
+        const auto parts = Split(flowEdgesArg, ',');
+        if (parts.size() != flows.size())
+        {
+            Fail("flow_edges: need one edge per long-lived flow (" + std::to_string(flows.size()) + "), got '" +
+                 flowEdgesArg + "'");
+        }
+        for (size_t i = 0; i < parts.size(); ++i)
+        {
+            const long e = std::stol(parts[i]);
+            if (e < 0 || e >= long(edges))
+            {
+                Fail("flow_edges: edge " + parts[i] + " is not in 0.." + std::to_string(edges - 1));
+            }
+            flowEdge[i] = uint32_t(e);
+        }
+    }
+    else if (!flowEdgesArg.empty() || uplinkMbps != 0)
+    {
+        Fail("flow_edges and uplink_mbps need edges > 0");
+    }
     const bool haveShort = !shortArg.empty();
     if (haveShort)
     {
@@ -627,10 +662,63 @@ main(int argc, char* argv[])
     NetDeviceContainer bnDevs = bottleneck.Install(routers.Get(0), routers.Get(1));
     Ptr<QueueDisc> qdisc = InstallAqm(aqm, bnDevs.Get(0), bufferPkts, rateMbps, queueLayout, weights);
     deepFifo.Install(bnDevs.Get(1));
+    // Fabric: edge switches between the senders and the bottleneck's switch. Under ccfair each
+    // edge switch's uplink runs the program as an edge switch (tracks, classifies, marks, pushes
+    // the shim) and the bottleneck's switch receives on fabric ports; under the other AQMs the
+    // uplinks are deep FIFOs (faster than the bottleneck, they never queue for long).
+    NodeContainer leaves;
+    std::vector<Ptr<QueueDisc>> leafQdiscs;
+    if (edges > 0)
+    {
+        leaves.Create(edges);
+        stack.Install(leaves);
+    }
+#ifdef CCFAIR_MODEL
+    if (edges > 0 && aqm == "ccfair")
+    {
+        qdisc->SetAttribute("FabricArrivals", BooleanValue(true));
+    }
+#endif
 
     Ipv4AddressHelper addr;
     addr.SetBase("10.255.0.0", "255.255.255.0");
     addr.Assign(bnDevs);
+
+    PointToPointHelper uplink;
+    uplink.SetDeviceAttribute("DataRate", DataRateValue(DataRate(uplinkMbps * 1e6)));
+    uplink.SetChannelAttribute("Delay", TimeValue(Seconds(0)));
+    uplink.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue("1p"));
+    for (uint32_t e = 0; e < edges; ++e)
+    {
+        NetDeviceContainer u = uplink.Install(leaves.Get(e), routers.Get(0));
+        Ptr<QueueDisc> lq;
+        if (aqm == "ccfair")
+        {
+            lq = InstallAqm(aqm, u.Get(0), bufferPkts, uplinkMbps, queueLayout, weights);
+#ifdef CCFAIR_MODEL
+            lq->SetAttribute("PushShim", BooleanValue(true));
+#endif
+        }
+        else
+        {
+            lq = deepFifo.Install(u.Get(0)).Get(0);
+        }
+        leafQdiscs.push_back(lq);
+#ifdef CCFAIR_MODEL
+        // one controller for the fabric: the bottleneck's port, which receives from fabric ports,
+        // counts the flows the edge switches count (D22; an edge switch's uplink carries only its
+        // own flows, so the edges need no peers)
+        if (aqm == "ccfair")
+        {
+            DynamicCast<CcfairQueueDisc>(qdisc)->AddFabricPeer(DynamicCast<CcfairQueueDisc>(lq));
+        }
+#endif
+        deepFifo.Install(u.Get(1));
+        std::ostringstream ub;
+        ub << "10.254." << e << ".0";
+        addr.SetBase(ub.str().c_str(), "255.255.255.0");
+        addr.Assign(u);
+    }
 
     PointToPointHelper access;
     access.SetDeviceAttribute("DataRate", DataRateValue(DataRate(rateMbps * accessFactor * 1e6)));
@@ -662,7 +750,7 @@ main(int argc, char* argv[])
         }
         double oneWayMs = (isShort ? g_short.spec.rttMs : flows[i].rttMs) / 2 - kBottleneckDelayMs;
         access.SetChannelAttribute("Delay", TimeValue(MicroSeconds(oneWayMs * 1e3)));
-        NetDeviceContainer s = access.Install(senders.Get(i), routers.Get(0));
+        NetDeviceContainer s = access.Install(senders.Get(i), edges > 0 ? leaves.Get(flowEdge[i]) : routers.Get(0));
         access.SetChannelAttribute("Delay", TimeValue(Seconds(0)));
         NetDeviceContainer r = access.Install(routers.Get(1), receivers.Get(i));
         deepFifo.Install(s);
@@ -757,7 +845,11 @@ main(int argc, char* argv[])
 #ifdef CCFAIR_MODEL
     if (aqm == "ccfair")
     {
-        qdisc->TraceConnectWithoutContext("GroupChange", MakeCallback(&OnGroupChange));
+        // the switch that tracks the flows: the bottleneck's, or in a fabric the edge switches
+        if (edges == 0)
+            qdisc->TraceConnectWithoutContext("GroupChange", MakeCallback(&OnGroupChange));
+        for (const auto& lq : leafQdiscs)
+            lq->TraceConnectWithoutContext("GroupChange", MakeCallback(&OnGroupChange));
     }
 #endif
 

@@ -118,6 +118,17 @@ SEED_AQMS = ["fifo", "fq_codel", "ccfair"]
 # Section 9: does a weighted-groups intent deliver the share it asks for? ccfair alone (the only
 # AQM with an intent), two families of 8 flows each on section 4's link, every flow at one RTT,
 # each intent beside the per-flow objective (None), in both queue layouts, on three seeds.
+# Section 10 (our own scenarios): a two-switch fabric. The demo's flows sit behind two edge
+# switches, each with a 100 Mbit/s uplink (5x the bottleneck: never the bottleneck) into the
+# bottleneck's switch, which receives them on fabric ports: it tracks nothing and drops by the PV
+# the edge switches marked (docs/eval.md, "Fabric"; docs/algorithm.md D22).
+FABRIC_UPLINK_MBPS = 100
+FABRIC = [  # (label, the edge switch of each of the demo's flows, by its CC and RTT)
+    ("demo over two edge switches, 4 flows each", lambda i, f: i % 2),
+    ("demo over two edge switches: the 2 BBR on one, the 6 others on the other", lambda i, f: int(f["cc"] != "bbr")),
+]
+FABRIC_AQMS = ["fifo", "fq_codel", "ccfair"]
+FABRIC_SEEDS = [1, 2, 3]
 WEIGHT_LINK = ASYM_LINK
 WEIGHT_RUN = {"rtt_ms": 80, "duration_s": 25, "warmup_s": 10}
 WEIGHTED = [  # (label, [(cc, count)], [weights or None])
@@ -383,6 +394,63 @@ def run_weighted():
     scns, keys = weighted_scenarios()
     res, wall, executed = runner.run_many(scns, "weighted")
     return dict(zip(keys, res)), wall, executed
+
+
+def fabric_scenarios():
+    """Section 10: ([scenario], [(label, aqm, seed)])."""
+    with open(DEMO) as fh:
+        demo = json.load(fh)
+    scns, keys = [], []
+    for label, edge_of in FABRIC:
+        for aqm in FABRIC_AQMS:
+            for seed in FABRIC_SEEDS:
+                raw = dict(demo, name="fabric", seed=seed, fabric={"uplink_mbps": FABRIC_UPLINK_MBPS},
+                           flows=[dict(f, edge=edge_of(i, f)) for i, f in enumerate(demo["flows"])])
+                if QUICK:
+                    raw.update(duration_s=QUICK_MAX_S, warmup_s=0.4 * QUICK_MAX_S)
+                scns.append(ce.validate(raw, aqm))
+                keys.append((label, aqm, seed))
+    return scns, keys
+
+
+def run_fabric():
+    """Section 10: ({(label, aqm, seed): result}, wall, executed)."""
+    scns, keys = fabric_scenarios()
+    res, wall, executed = runner.run_many(scns, "fabric")
+    return dict(zip(keys, res)), wall, executed
+
+
+def fabric_section(fabric, wall=None):
+    """Section 10's markdown lines; `fabric` = {(label, aqm, seed): result}."""
+    L = []
+    w = L.append
+    w("## 10. A two-switch fabric\n")
+    w("The demo's flows (`eval/scenarios/demo.json`: 2 Cubic, 2 BBR, 2 Vegas, 2 Illinois; 20/80 ms; 20 Mbit/s, 200 "
+      "pkts; 60 s, warm-up 15 s) behind two edge switches, each with a %d Mbit/s uplink into the bottleneck's switch "
+      "(docs/eval.md, \"Fabric\"). Under ccfair each edge switch runs the program on its uplink as an edge switch "
+      "(tracks and classifies its flows, marks their PVs, pushes the shim) and the bottleneck's switch receives "
+      "them on fabric ports: it tracks nothing and drops by the PV the edges marked, against its own CTV; one "
+      "emulated controller computes every switch's policy from the flows all of them count, as the ONOS app does "
+      "for a fabric. The other AQMs run at the bottleneck only (the uplinks are deep FIFOs that never queue for "
+      "long). Seeds %s; utilisation of the bottleneck and p99 queuing delay mean over the seeds. Our own "
+      "scenarios, no published reference; the program before one PV scale for the fabric is measured in "
+      "docs/algorithm.md D22.%s\n"
+      % (FABRIC_UPLINK_MBPS, " / ".join(str(x) for x in FABRIC_SEEDS),
+         " **EVAL_QUICK: cut to %d s.**" % QUICK_MAX_S if QUICK else ""))
+    labels = list(dict.fromkeys(k[0] for k in fabric))
+    rows = []
+    for label in labels:
+        for aqm in FABRIC_AQMS:
+            rs = [fabric[(label, aqm, x)] for x in FABRIC_SEEDS]
+            rows.append([label if aqm == FABRIC_AQMS[0] else "", aqm, " / ".join(fmt(r["jfi"]) for r in rs),
+                         pct(statistics.mean(r["utilization"] for r in rs)),
+                         "%.1f" % statistics.mean(r["qdelay_p99_ms"] for r in rs)])
+    w(md_table(["scenario", "AQM", "JFI (seed %s)" % " / ".join(str(x) for x in FABRIC_SEEDS), "util. %",
+                "p99 ms"], rows))
+    w("")
+    if wall is not None:
+        w("Section wall time: %.0f s (%d runs, %d parallel jobs).\n" % (wall, len(fabric), runner.jobs()))
+    return L
 
 
 def family_of(cc):
@@ -974,11 +1042,12 @@ def short_only():
     return 0
 
 
-SECTIONS = {"6": "short flows", "7": "unseen scenarios", "8": "seed spread", "9": "weighted intents"}
+SECTIONS = {"6": "short flows", "7": "unseen scenarios", "8": "seed spread", "9": "weighted intents",
+            "10": "two-switch fabric"}
 
 
 def sections_only(which, out_dir=os.path.join(ce.EVAL, "build")):
-    """`--sections 7,8`: the given sections (of 6, 7, 8, 9) alone, with their ccfair diagnostics rows;
+    """`--sections 7,8`: the given sections (of 6, 7, 8, 9, 10) alone, with their ccfair diagnostics rows;
     markdown to eval/build/results-extra.md (and stdout), figures to eval/build/figures/. The cache
     is kept: runs of the same binary and arguments (e.g. section 8's seed 1 after `make eval`) are reused."""
     global FIG_DIR
@@ -1012,6 +1081,11 @@ def sections_only(which, out_dir=os.path.join(ce.EVAL, "build")):
             L += weighted_section(weighted, wall)
             diag.append(("9. weighted intents", list(weighted.values())))
             n = len(weighted)
+        elif sec == "10":
+            fabric, wall, executed = run_fabric()
+            L += fabric_section(fabric, wall)
+            diag.append(("10. two-switch fabric", [r for (_, a, _), r in fabric.items() if a == "ccfair"]))
+            n = len(fabric)
         else:
             seeds, wall, executed, fresh1 = run_seeds()
             L += seed_section(seeds, wall, fresh1)
@@ -1039,7 +1113,7 @@ def cli(argv):
     if len(argv) == 1 and argv[0].startswith("--sections="):
         return sections_only(argv[0].split("=", 1)[1].split(","))
     if argv:
-        sys.stderr.write("usage: make_results.py [--short-only | --sections 6,7,8,9]\n")
+        sys.stderr.write("usage: make_results.py [--short-only | --sections 6,7,8,9,10]\n")
         return 2
     return main()
 
@@ -1089,12 +1163,13 @@ def main():
     unseen, unseen_wall, ex_u = run_unseen()
     seeds, seeds_wall, ex_d, fresh1 = run_seeds()
     weighted, weighted_wall, ex_w = run_weighted()
+    fabric, fabric_wall, ex_f = run_fabric()
     matrix_runs = len(matrix)
 
     # Provenance and timings belong to the invocation that ran the simulations: a report
     # regenerated from a complete cache (EVAL_RESUME=1) keeps those of the original run.
     meta_path = os.path.join(runner.CACHE, "meta-%s.json" % binhash)
-    executed = ex_m + ex_r + ex_x + ex_a + ex_s + ex_u + ex_d + ex_w
+    executed = ex_m + ex_r + ex_x + ex_a + ex_s + ex_u + ex_d + ex_w + ex_f
     if executed == 0 and os.path.exists(meta_path):
         with open(meta_path) as fh:
             meta = json.load(fh)
@@ -1103,12 +1178,12 @@ def main():
                 "total_s": time.time() - t_start, "matrix_wall": matrix_wall, "rtt_wall": rtt_wall,
                 "mix_wall": mix_wall, "asym_wall": asym_wall, "short_wall": short_wall,
                 "unseen_wall": unseen_wall, "seeds_wall": seeds_wall, "seeds_fresh1": fresh1,
-                "weighted_wall": weighted_wall, "load_start": load0,
+                "weighted_wall": weighted_wall, "fabric_wall": fabric_wall, "load_start": load0,
                 "load_end": os.getloadavg()[0], "executed": executed, "from_earlier": runner.from_earlier(),
                 # the simulators' own CPU time: wall time on a shared machine says little alone
                 "cpu_s": sum(os.times()[2:4]) - sum(cpu0[2:4]),
                 "runs": matrix_runs + len(rtt) + len(mixes) + len(asym) + len(short) + len(unseen) + len(seeds)
-                + len(weighted)}
+                + len(weighted) + len(fabric)}
         with open(meta_path, "w") as fh:
             json.dump(meta, fh)
     matrix_wall, rtt_wall, mix_wall = meta["matrix_wall"], meta["rtt_wall"], meta["mix_wall"]
@@ -1116,6 +1191,7 @@ def main():
     short_wall = meta.get("short_wall", 0.0)
     unseen_wall, seeds_wall = meta.get("unseen_wall", 0.0), meta.get("seeds_wall", 0.0)
     weighted_wall = meta.get("weighted_wall", 0.0)
+    fabric_wall = meta.get("fabric_wall", 0.0)
 
     cls = classification([(r, MATRIX["duration_s"]) for (aqm, _, _), r in matrix.items() if aqm == "ccfair"]
                          + [(r, RTT_RUN["duration_s"]) for (aqm, _, _), r in rtt.items() if aqm == "ccfair"])
@@ -1181,6 +1257,11 @@ def main():
                     + ["%.2f / %.2f" % (statistics.mean(unseen[(st, a)]["jfi"] for st in stems),
                                         min(unseen[(st, a)]["jfi"] for st in stems)) if a in UNSEEN_AQMS else "–"
                        for a in hl] + ["–", "–"])
+    fab_lb = list(dict.fromkeys(k[0] for k in fabric))
+    rows.append(["two-switch fabric, mean / worst JFI (%d scenarios x %d seeds)" % (len(fab_lb), len(FABRIC_SEEDS))]
+                + ["%.2f / %.2f" % (statistics.mean(fabric[(lb, a, x)]["jfi"] for lb in fab_lb for x in FABRIC_SEEDS),
+                                    min(fabric[(lb, a, x)]["jfi"] for lb in fab_lb for x in FABRIC_SEEDS))
+                   if a in FABRIC_AQMS else "–" for a in hl] + ["–", "–"])
     seed_lb = list(dict.fromkeys(k[0] for k in seeds))
     rows.append(["largest JFI spread over seeds %s (%d scenarios)" % ("/".join(str(x) for x in SEEDS), len(seed_lb))]
                 + ["%.2f" % max(max(seeds[(lb, a, x)]["jfi"] for x in SEEDS) - min(seeds[(lb, a, x)]["jfi"] for x in SEEDS)
@@ -1380,6 +1461,7 @@ def main():
     L += unseen_section(unseen)
     L += seed_section(seeds, fresh1=meta.get("seeds_fresh1"))
     L += weighted_section(weighted)
+    L += fabric_section(fabric)
     L += diag_section([("1. pairwise matrix", [r for (a, _, _), r in matrix.items() if a == "ccfair"]),
                        ("2. RTT fairness", [r for (a, _, _), r in rtt.items() if a == "ccfair"]),
                        ("3. %d-flow mixes" % MIX_RUN["flows"], [mixes[(m[0], "ccfair")] for m in MIXES]),
@@ -1388,7 +1470,8 @@ def main():
                        ("7. unseen scenarios", [r for (_, a), r in unseen.items() if a == "ccfair"]),
                        ("8. seed spread (seeds %s)" % ", ".join(str(x) for x in SEEDS),
                         [r for (_, a, _), r in seeds.items() if a == "ccfair"]),
-                       ("9. weighted intents", list(weighted.values()))])
+                       ("9. weighted intents", list(weighted.values())),
+                       ("10. two-switch fabric", [r for (_, a, _), r in fabric.items() if a == "ccfair"])])
 
     # closing
     w("## Closing note: where ccfair stands against the goals\n")
@@ -1451,9 +1534,9 @@ def main():
     # a resumed run's section whose runs all came from the cache took no wall time here
     took = lambda t: "%.0f s" % t if t >= 1 else "from the cache"  # noqa: E731
     w("Timing: matrix %s, RTT sweep %s, mixes %s, asymmetric populations %s, short flows %s, "
-      "unseen scenarios %s, seed spread %s, weighted intents %s (wall, %d jobs).\n"
+      "unseen scenarios %s, seed spread %s, weighted intents %s, fabric %s (wall, %d jobs).\n"
       % tuple([took(t) for t in (matrix_wall, rtt_wall, mix_wall, asym_wall, short_wall, unseen_wall, seeds_wall,
-                                 weighted_wall)] + [runner.jobs()]))
+                                 weighted_wall, fabric_wall)] + [runner.jobs()]))
 
     path = os.path.join(DOCS, "results.md")
     kept = carried_sections(path)

@@ -55,7 +55,29 @@ BAD = [
     (("queue_layout",), 1, "queue_layout: unknown queue layout 1 (allowed: shared, isolated)"),
     (("flows", 1, "app_rate_mbps"), 0, "flows[1].app_rate_mbps: 0 is out of range"),
     (("flows", 1, "app_rate_mbps"), "2", "flows[1].app_rate_mbps: expected a number"),
+    (("flows", 1, "edge"), 1, "flows[1].edge: only with a \"fabric\" object"),
+    (("fabric",), {"uplink_mbps": 5}, "fabric.uplink_mbps: 5.0 is below link.rate_mbps (10.0)"),
+    (("fabric",), {"uplink": 50}, "fabric.uplink: unknown field"),
+    (("fabric",), {}, "fabric.uplink_mbps: required field missing"),
 ]
+
+
+def test_fabric_edges_and_simulator_arguments():
+    # Two edge switches: flows without an edge are on edge 0; the simulator is told the edges of
+    # every long-lived flow (docs/eval.md, "Fabric").
+    fab = copy.deepcopy(GOOD)
+    fab["fabric"] = {"uplink_mbps": 50}
+    fab["flows"][2]["edge"] = 1
+    s = ce.validate(fab, "ccfair")
+    assert s["fabric"] == {"uplink_mbps": 50.0, "edges": 2}
+    assert [f["edge"] for f in s["flows"]] == [0, 0, 1]
+    args = ce.sim_args(s)
+    assert "--edges=2" in args and "--uplink_mbps=50" in args and "--flow_edges=0,0,1" in args
+    bad = copy.deepcopy(fab)
+    bad["flows"][2]["edge"] = 16
+    with pytest.raises(ce.ScenarioError, match=r"flows\[2\]\.edge: 16 is out of range"):
+        ce.validate(bad)
+    assert not any(a.startswith("--edges") for a in ce.sim_args(ce.validate(GOOD)))
 
 
 @pytest.mark.parametrize("path,value,msg", BAD, ids=[m.split(":")[0] + "-" + str(i) for i, (_, _, m) in enumerate(BAD)])

@@ -251,3 +251,29 @@ def test_resumed_counts_only_an_earlier_invocations_entries(tmp_path, monkeypatc
     assert mr.resumed({"runs": 3, "executed": 1, "from_earlier": 1})
     assert not mr.resumed({"runs": 721, "executed": 685, "from_earlier": 0})
     assert mr.resumed({"runs": 721, "executed": 685})  # a meta file from before from_earlier
+
+
+def test_fabric_section_runs_every_aqm_and_seed_over_two_edges(tmp_path, monkeypatch):
+    # section 10: each scenario under every AQM and seed; the demo's flows on two edge switches, and
+    # the table shows each run's JFI (a stand-in: the seed's number / 10)
+    seen = []
+
+    def run_many(scenarios, label="sweep", timeline_ms=0):
+        seen.extend(scenarios)
+        return [{"jfi": s["seed"] / 10.0, "utilization": 0.9, "qdelay_p99_ms": 7.0, "flows": []}
+                for s in scenarios], 0.0, len(scenarios)
+    monkeypatch.setattr(runner, "run_many", run_many)
+    monkeypatch.setattr(runner, "snapshot_binary", lambda: ("fakehash", "/nonexistent/sim"))
+    monkeypatch.setattr(mr, "FIG_DIR", mr.FIG_DIR)
+    assert mr.sections_only(["10"], out_dir=str(tmp_path)) == 0
+    assert len(seen) == len(mr.FABRIC) * len(mr.FABRIC_AQMS) * len(mr.FABRIC_SEEDS)
+    for s in seen:
+        assert s["fabric"] == {"uplink_mbps": float(mr.FABRIC_UPLINK_MBPS), "edges": 2}
+        assert "--edges=2" in ce.sim_args(s)
+    bbr_apart = [s for s in seen if s["aqm"] == "ccfair" and s["seed"] == 1][1]
+    assert [f["edge"] for f in bbr_apart["flows"] if f["cc"] == "bbr"] == [0, 0]
+    assert {f["edge"] for f in bbr_apart["flows"] if f["cc"] != "bbr"} == {1}
+    s10 = (tmp_path / "results-extra.md").read_text().split("## 10.")[1].split("## Diagnostics")[0]
+    rows = [r.split(" | ") for r in s10.splitlines() if r.startswith("| ") and not r.startswith("| scenario")]
+    assert len(rows) == len(mr.FABRIC) * len(mr.FABRIC_AQMS)
+    assert rows[2][1] == "ccfair" and rows[2][2] == "0.10 / 0.20 / 0.30"

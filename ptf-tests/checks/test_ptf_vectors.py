@@ -302,13 +302,13 @@ def test_fixed_draws_become_forced_pvs_for_the_aqm():
          "expect": {"pv": [0, 65535]}},
     ]
     plan = _plan(vec)
-    tvf = V.fair_rate_tvf(PARAMS, 10e6 / plan.scale)
-    # 15000 B per 10 ms = 12 Mbit/s, one bin above the fair rate for u ~ 1; pv_max for u ~ 0; a pv
-    # expectation is not forced
+    tvf = V.scale_tvf(PARAMS, plan.scale)
+    # 15000 B per 10 ms = 12 Mbit/s, one bin above the fair rate for u ~ 1; bin 0's PV for u ~ 0; a
+    # pv expectation is not forced
     own = V.rate_bin(12e6 / plan.scale, PARAMS)
     assert own == V.rate_bin(10e6 / plan.scale, PARAMS) + 1
-    assert [p.force_pv for p in plan.packets[10:]] == [tvf[own], PARAMS["tvf"]["pv_max"], None]
-    assert plan.forced_pvs == [tvf[own], PARAMS["tvf"]["pv_max"]]
+    assert [p.force_pv for p in plan.packets[10:]] == [tvf[own], tvf[0], None]
+    assert plan.forced_pvs == [tvf[own], tvf[0]]
     assert any(what == "pv" and "u16=65535" in why for _, what, why in plan.unsupported)
 
 
@@ -323,7 +323,7 @@ def test_fixed_draws_take_the_two_interval_label():
                     dict(d, t_us=24000, u16=65535)]                          # ends it: label = avg
     plan = _plan(vec)
     r1, r2 = 2 * 1500 * 8.0 / 10000 * 1000, 8 * 1500 * 8.0 / 10000 * 1000   # kbit/s over the 10 ms RTT
-    tvf = V.fair_rate_tvf(PARAMS, 3e6 / plan.scale)
+    tvf = V.scale_tvf(PARAMS, plan.scale)
     avg = V.rate_bin(math.sqrt(r1 * r2) * 1000 * 65535 / 65536.0 / plan.scale, PARAMS)
     last = V.rate_bin(r2 * 1000 * 65535 / 65536.0 / plan.scale, PARAMS)
     assert last - avg >= 2                                                    # the two rules differ here
@@ -513,19 +513,28 @@ def test_rate_bins_follow_params(bps, bin_):
     assert V.rate_bin(bps, PARAMS) == bin_
 
 
-def test_fair_rate_tvf_is_centred_on_the_fair_rate():
-    pv, spd = PARAMS["tvf"]["pv_max"], PARAMS["tvf"]["steps_per_decade"]
-    t = V.fair_rate_tvf(PARAMS, 10e6)  # 10 Mbit/s: bin 48
-    assert V.rate_bin(10e6, PARAMS) == 48
-    assert t[48] == pv // 2 and t[48 - spd] == pv // 2 + pv // 2 and t[48 + spd] == 0  # integer maths, as the model
-    assert t[0] == pv and t[-1] == 0 and all(a >= b for a, b in zip(t, t[1:]))
-    # the vectors' pv-drawing numbers: bin 49 is one bin above the fair rate
-    assert t[49] == pv // 2 - pv // (2 * spd)
+def test_scale_tvf_is_the_fabrics_one_scale():
+    pv = PARAMS["tvf"]["pv_max"]
+    t = V.scale_tvf(PARAMS)  # centre_kbps 100000: bin 64, four decades (64 bins) either side
+    assert V.rate_bin(PARAMS["tvf"]["centre_kbps"] * 1000.0, PARAMS) == 64
+    assert t[64] == pv // 2 and t[0] == pv and t[128] == 0  # integer maths, as the model
+    assert t[-1] == 0 and all(a >= b for a, b in zip(t, t[1:]))
+    # the vectors' pv-drawing numbers: bin 39 -> 45567, bin 40 -> 45055 (512 PV a bin)
+    assert (t[39], t[40]) == (45567, 45055)
+    # a replay 10 times slower (16 bins): switch bin b gets vector bin b + 16, bin 0 keeps bin 0's
+    s = V.scale_tvf(PARAMS, 10.0)
+    assert s[0] == t[0] and all(s[b] == t[b + 16] for b in range(1, len(t) - 16))
 
 
-def test_tvf_follows_the_scaled_fair_rate():
+def test_tvf_is_the_scale_whatever_the_fair_rate():
+    # D22: the replay writes the fabric's one scale (shifted by the replay's whole bins), not a
+    # curve centred on the vector's fair rate; a vector with neither a fair nor a link rate keeps
+    # the switch's default TVF
     vec = copy.deepcopy(BASE)
     plan = _plan(vec)
-    assert plan.tvf == V.fair_rate_tvf(PARAMS, 1e6)
+    assert plan.tvf == V.scale_tvf(PARAMS, plan.scale)
+    other = copy.deepcopy(BASE)
+    other["config"]["fair_rate_bps"] = 40 * BASE["config"]["fair_rate_bps"]
+    assert _plan(other).scale == plan.scale and _plan(other).tvf == plan.tvf
     del vec["config"]["fair_rate_bps"]
     assert _plan(vec).tvf is None

@@ -97,14 +97,27 @@ def _trunc_div(a, b):
     return q if (a >= 0) == (b > 0) else -q
 
 
-def fair_rate_tvf(params, fair_bps):
-    """The per-flow TVF the vectors assume for every group (eval/model, Pipeline::SetFairRate):
-    pv_max/2 at the fair rate's bin, one decade (steps_per_decade bins) either side spans
-    0..pv_max. The switch and the model look up whole bins."""
+def scale_tvf(params, sc=1.0):
+    """The per-flow TVF the vectors assume for every group (eval/model, Pipeline::CentreCurves):
+    the fabric's one scale (docs/algorithm.md D22), pv_max/2 at the bin of tvf.centre_kbps,
+    tvf.half_span_decades either side spanning 0..pv_max. The switch and the model look up whole
+    bins. A replay whose rates run `sc` times slower (a power of 10^(1/steps_per_decade): k whole
+    bins) writes each switch bin b the PV of vector bin b + k, so every packet's PV is the
+    vector's; switch bin 0 also holds every position at or below it (the marker's position
+    saturates at 0, as the model's does at its bin 0), so it gets vector bin 0's PV. A draw whose
+    vector position lies in bins 1 .. k therefore reads bin 0's PV on the switch: no vector
+    expects a PV there at the scales they replay at (k <= 24; pv-drawing's lowest fixed draw,
+    u16 6554, is at bin 23 with k = 16)."""
     t = params["tvf"]
     spd, pv = t["steps_per_decade"], t["pv_max"]
-    fair_bin = rate_bin(fair_bps, params)
-    return [max(0, min(pv, pv // 2 - _trunc_div((i - fair_bin) * pv, 2 * spd))) for i in range(t["rate_steps"])]
+    centre = rate_bin(t["centre_kbps"] * 1000.0, params)
+    span = 2 * spd * t["half_span_decades"]
+    k = int(round(spd * math.log10(sc)))
+
+    def at(i):
+        return max(0, min(pv, pv // 2 - _trunc_div((i - centre) * (pv + 1), span)))
+
+    return [at(0)] + [at(i + k) for i in range(1, t["rate_steps"])]
 
 
 def units(us):
@@ -653,10 +666,10 @@ def translate(vec, params=None, scale=DEFAULT_SCALE, can_hold=True):
         plan.egress["family_forget"] = int(cfg["family_forget"])
     if "fair_rate_bps" in cfg:
         plan.egress["fair_rate_bin"] = rate_bin(cfg["fair_rate_bps"] / sc, params)
-    # The TVF follows the fair rate (the link rate when no fair rate is given); a vector that
-    # states neither keeps the switch's default TVF, pv_max everywhere.
+    # The model writes its curves when a vector states a fair or link rate; one that states
+    # neither keeps the switch's default TVF, pv_max everywhere.
     fair = cfg.get("fair_rate_bps", cfg.get("link_rate_bps"))
-    plan.tvf = fair_rate_tvf(params, fair / sc) if fair else None
+    plan.tvf = scale_tvf(params, sc) if fair else None
     plan.aqm["target_delay_units"] = units(us(cfg.get("target_delay_us", params["aqm"]["target_delay_us"])))
     plan.aqm["ecn"] = int(cfg.get("ecn", params["aqm"]["ecn"]))
     if "initial_limit_pkts" in cfg:

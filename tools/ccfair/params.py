@@ -51,6 +51,16 @@ def _validate(p):
     if not isinstance(m, int) or isinstance(m, bool) or not 1 <= m <= 64:
         # flow_family holds 2 + 4 x the clean run in 8 bits (docs/algorithm.md D19)
         raise ValueError("classifier.family_forget_intervals must be an integer in 1..64, got %r" % (m,))
+    t = p["tvf"]
+    h = t.get("half_span_decades")
+    if not isinstance(h, int) or isinstance(h, bool) or not 1 <= h <= 8:
+        # the fabric's one PV scale spans 2 h decades (docs/algorithm.md D22)
+        raise ValueError("tvf.half_span_decades must be an integer in 1..8, got %r" % (h,))
+    c = t.get("centre_kbps")
+    top = t["rate_min_kbps"] * 10 ** (t["rate_steps"] / float(t["steps_per_decade"]))
+    if isinstance(c, bool) or not isinstance(c, (int, float)) or not t["rate_min_kbps"] <= c < top:
+        raise ValueError("tvf.centre_kbps must be a rate within the TVF table's bins [%g, %g) kbit/s, got %r"
+                         % (t["rate_min_kbps"], top, c))
     k = q.get("delay_target_pkts")
     if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= 64:
         raise ValueError("queues.delay_target_pkts must be an integer in 1..64, got %r" % (k,))

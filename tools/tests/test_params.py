@@ -65,6 +65,18 @@ def test_delay_target_pkts_in_range(tmp_path, k):
         _load_changed(tmp_path, "queues", "delay_target_pkts", k)
 
 
+@pytest.mark.parametrize("h", [0, 9, 2.5, True, None])
+def test_tvf_half_span_decades_in_range(tmp_path, h):
+    with pytest.raises(ValueError, match=r"tvf.half_span_decades must be an integer in 1..8"):
+        _load_changed(tmp_path, "tvf", "half_span_decades", h)
+
+
+@pytest.mark.parametrize("c", [5, 1e12, "100", True, None])
+def test_tvf_centre_kbps_within_the_table(tmp_path, c):
+    with pytest.raises(ValueError, match=r"tvf.centre_kbps must be a rate within the TVF table's bins"):
+        _load_changed(tmp_path, "tvf", "centre_kbps", c)
+
+
 def test_p4_header_matches_json(tmp_path):
     out = tmp_path / "params.p4"
     subprocess.check_call([sys.executable, GEN, "p4", str(out)])

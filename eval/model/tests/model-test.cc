@@ -479,7 +479,7 @@ TestRetransmissions()
         }
         p.Enqueue(seg(60 * MS, false, seq));
         Drain(p, 60 * MS);
-        p.SetFairRate(1000000); // every group's TVF centred on 1 Mbit/s: the flow's PVs are far below the CTV
+        p.SetFairRate(1000000); // 1 Mbit/s fair rate; the CTV pinned at 0xFFFF: the flow's PVs are far below it
         for (uint8_t q = 0; q < c.num_queues; ++q)
             p.SetQueueCtvRange(q, 0xFFFF, 0xFFFF), p.SetQueueCtv(q, 0xFFFF);
         auto fate = [&](uint64_t t, uint32_t sq) {
@@ -761,7 +761,15 @@ RunControllerCases(const std::string& path)
                 {
                     const std::string k = sec + "." + key;
                     if (k == "tvf.steps_per_decade")
+                    {
                         cfg.tvf_steps_per_decade = v.get<uint32_t>();
+                        // the fabric's scale bin (D22) is in bins of this d: recomputed as
+                        // Config::Defaults computes it (C = floor(d log10(centre / rate_min)))
+                        cfg.tvf_scale_bin = uint32_t(std::floor(
+                            double(cfg.tvf_steps_per_decade) *
+                                std::log10(double(P::TVF_CENTRE_KBPS) / double(cfg.tvf_min_kbps)) +
+                            1e-9));
+                    }
                     else if (k == "tvf.rate_steps")
                         cfg.tvf_steps = v.get<uint32_t>();
                     else if (k == "aqm.ctv_floor_bins")
@@ -797,6 +805,15 @@ RunControllerCases(const std::string& path)
         std::vector<uint32_t> n(P::NUM_GROUPS, 0);
         for (const auto& [g, v] : c.at("flows").items())
             n[groupId(g)] = v.get<uint32_t>();
+        // D22: the long-lived flows the rest of the fabric counts, per group (ApplyPolicy adds
+        // the port's own); absent: this switch is the fabric
+        if (c.contains("fabric_flows"))
+        {
+            std::vector<uint32_t> rest(P::NUM_GROUPS, 0);
+            for (const auto& [g, v] : c.at("fabric_flows").items())
+                rest[groupId(g)] = v.get<uint32_t>();
+            p.SetFabricFlows(rest);
+        }
         RefuseRemovedCaseKeys(c, name);
         // one round of the share correction (D13) before the policy: the state it starts from,
         // what each group forwarded over the window
@@ -915,7 +932,8 @@ TestAqm()
     p.Dequeue(11010048);
     DeqResult b = p.Dequeue(11500000);
     DeqResult d = p.Dequeue(12000000);
-    CHECK(b.ctv == 30064 && d.ctv == 30128, "one step per aligned period (the old model: >= 1 ms apart): "
+    CHECK(b.ctv == 30000 + c.ctv_step_up && d.ctv == 30000 + 2 * c.ctv_step_up && c.ctv_step_up == 16,
+          "one step (16) per aligned period (the old model: >= 1 ms apart): "
                                                 << b.ctv << " " << d.ctv);
 }
 
@@ -974,7 +992,7 @@ TestNs3Adapter()
           "QueueLayout isolated: per-group queues");
     iso->Dispose();
     // A scenario's intent reaches it through Weights: loss weighs 3, so its curve is shifted
-    // by 16 log10(3) bins against delay's (no flow yet: both centred on the link's bin)
+    // by 16 log10(3) bins against delay's (no flow yet: the ranges read at the link's bin)
     f.Set("QueueLayout", StringValue(""));
     f.Set("Weights", StringValue("loss:3"));
     Ptr<CcfairQueueDisc> wq = f.Create<CcfairQueueDisc>();
@@ -1398,11 +1416,15 @@ TestTvf()
 {
     g_ctx = "tvf";
     Pipeline p;
-    p.SetFairRate(10000000); // 10^4 kbit/s: bin 48
+    p.SetFairRate(10000000); // 10^4 kbit/s: bin 48, where the CTV ranges are read (CentreBin)
     const Config& c = p.Cfg();
-    CHECK(p.Tvf(2, 48) == c.pv_max / 2 && p.Tvf(2, 32) >= c.pv_max - 1 && p.Tvf(2, 64) == 0,
-          "pv_max/2 at the fair bin, pv_max a decade below, 0 a decade above: " << p.Tvf(2, 47) << " " << p.Tvf(2, 48)
-                                                                               << " " << p.Tvf(2, 64));
+    // the fabric's one scale (D22): pv_max/2 at tvf.centre_kbps's bin 64 whatever the fair rate,
+    // (pv_max + 1) / 128 = 512 PV a bin, pv_max four decades below, 0 four decades above
+    CHECK(c.tvf_scale_bin == 64 && p.CentreBin() == 48, "scale bin " << c.tvf_scale_bin << ", centre " << p.CentreBin());
+    CHECK(p.Tvf(2, 64) == c.pv_max / 2 && p.Tvf(2, 0) == c.pv_max && p.Tvf(2, 128) == 0 &&
+              p.Tvf(2, 48) == c.pv_max / 2 + 16 * 512 && p.Tvf(2, 49) == p.Tvf(2, 48) - 512,
+          "pv_max/2 at bin 64, pv_max four decades below, 0 four above: " << p.Tvf(2, 0) << " " << p.Tvf(2, 48) << " "
+                                                                        << p.Tvf(2, 64) << " " << p.Tvf(2, 128));
     // lr_pv 197 fine units (12 Mbit/s): u ~ 1 -> nlog_u 0 -> pos 197 -> bin 49; every u in that bin's
     // 4 fine units gives the same PV (the old model interpolated 16 sub-steps per bin)
     CHECK(p.TvfPv(2, 197, 65535) == p.Tvf(2, 49), "u ~ 1: the bin of the rate itself");
@@ -1579,8 +1601,9 @@ TestDiag()
         Config c = Config::Defaults();
         c.ecn = false;
         c.ss_proactive_drop = false;
+        c.tvf_scale_bin = 0; // every curve pv_max / 2 at bin 0: PV <= pv_max / 2 < CTV
         Pipeline p(c);
-        p.SetFairRate(uint64_t(c.tvf_min_kbps) * 1000); // TVF centred on bin 0: PV <= pv_max / 2 < CTV
+        p.SetFairRate(uint64_t(c.tvf_min_kbps) * 1000);
         for (uint8_t q = 0; q < c.num_queues; ++q)
         {
             p.SetQueueCtvRange(q, 0xFFFF, 0xFFFF);

@@ -34,26 +34,26 @@ import java.util.TreeMap;
  * busy groups' queue weights follow their active flows (times their weights
  * for weighted-groups), so DWRR gives each flow about the same share whatever
  * group it is in ({@link #assign}, docs/algorithm.md D18).</li>
- * <li>TVFs: centred on the port's fair-rate bin (the link's bin without
- * long-lived flows), one curve for every group (per-flow) or each family's
- * curve shifted by its weight (weighted-groups), the model-based groups'
- * tvf.model_shift_bins lower in both (docs/algorithm.md D14); see {@link Tvf}.
- * Each long-lived group's curve is also shifted by the port's share correction
- * ({@link ShareCorrection}, docs/algorithm.md D13), so a corrected port needs
- * curves of its own. Ports share a profile when their curves are equal. A
- * device gets at most {@link #profileBudget()} profiles: when its ports need
- * more, the smallest corrections are dropped first and the centres are
- * quantised only if the uncorrected curves alone need more (see
- * {@link #compileDevice}).</li>
+ * <li>TVFs: the fabric's one scale (docs/algorithm.md D22; see {@link Tvf}),
+ * one curve for every group (per-flow) or each family's curve shifted by its
+ * weight (weighted-groups), the model-based groups' tvf.model_shift_bins lower
+ * in both (docs/algorithm.md D14). Each long-lived group's curve is also
+ * shifted by the port's share correction ({@link ShareCorrection},
+ * docs/algorithm.md D13), so a corrected port needs curves of its own. Ports
+ * share a profile when their curves are equal. A device gets at most
+ * {@link #profileBudget()} profiles: when its ports need more, the smallest
+ * corrections are dropped first (see {@link #compileDevice}).</li>
  * <li>CTV range of a queue: the PVs of its group's curve at the port's fair
  * bin + the group's rounded shift (weight and share correction) + aqm.ctv_floor_bins (lowest CTV) and
  * + aqm.ctv_ceiling_bins (highest CTV), as the ns-3 model sets them; outside
  * the shared layout the model-based groups' at the bin of a weight-1 flow's
  * weighted share instead of the fair bin (docs/algorithm.md D20). The
  * shared layout's common queue takes the range of a weight-1 curve (the
- * ants'); with weighted-groups its port's curves are then centred on the rate
+ * ants'); with weighted-groups its port's ranges are then read at the rate
  * of a weight-1 flow ({@link #fairKbps(long, int[], double[])}), so
- * that the one threshold holds each flow at its weight times that rate.</li>
+ * that the one threshold holds each flow at its weight times that rate. A
+ * port that receives from fabric ports reads its strict edge no higher than
+ * the fabric's share (D22, {@link #compileDevice}).</li>
  * <li>AQM target: the intent's for every queue, except in the isolated layout,
  * where each delay group's queue is held to queues.delay_target_pkts packets
  * of its flows' weighted fair rate, between the intent's target and 100 ms,
@@ -102,7 +102,7 @@ public final class PolicyCompiler {
     private final int delayTargetPkts;
     private final int ant;
     private final int mouse;
-    // One TVF family per distinct objective + weights (+ share correction): its curves by centre bin.
+    // One TVF family per distinct objective + weights (+ share correction): its curves.
     private final Map<String, TvfFamily> families = new HashMap<>();
     private final ShareCorrection correction;
     // The model-based groups (hybrid kind "model" and the hybrid sub-groups above it, where
@@ -112,9 +112,8 @@ public final class PolicyCompiler {
     private final int lastModelGroup;
     private final long modelShift;
     private final int profileBudget;
-    // Per-device scratch of compileDevice (the compiler is single-threaded).
+    // Marks the families a compile uses (the compiler is single-threaded).
     private int stamp;
-    private final List<TvfFamily> deviceFamilies = new ArrayList<>();
     // Per-intent values that do not depend on the port, computed once per intent object.
     private final Map<FairnessIntent, Plan> plans = new java.util.IdentityHashMap<>();
     private final int statsIndices;
@@ -139,7 +138,7 @@ public final class PolicyCompiler {
         final boolean adaptive;
         final int buffer;
         final boolean shared;
-        // Shared layout with weights: the port's curves and CTV range centre on the weighted unit rate.
+        // Shared layout with weights: the port's CTV range is read at the weighted unit rate.
         final boolean weightedShared;
 
         Plan(double[] weight, int antQueues, int miceQueues, TvfFamily tvf, int mM,
@@ -156,7 +155,7 @@ public final class PolicyCompiler {
         }
     }
 
-    /** The curves of one objective + weights: per group a shift, per centre bin a profile. */
+    /** The curves of one objective + weights: per group a shift, and their profile. */
     private static final class TvfFamily {
         final String key;
         final double[] shift;
@@ -164,14 +163,9 @@ public final class PolicyCompiler {
         final boolean corrected;
         int usedStamp;
         final int[] binShift;
-        final TvfProfile[] byCentre;
-        // compileDevice scratch: seen[bin] == stamp marks a centre a port of the device needs;
-        // mapTo[bin] is the centre of the profile it gets.
-        final int[] seen;
-        final int[] mapTo;
-        int deviceStamp;
+        TvfProfile profile;
 
-        TvfFamily(String key, double[] shift, int bins, boolean corrected) {
+        TvfFamily(String key, double[] shift, boolean corrected) {
             this.key = key;
             this.shift = shift;
             this.corrected = corrected;
@@ -179,9 +173,6 @@ public final class PolicyCompiler {
             for (int g = 0; g < shift.length; g++) {
                 binShift[g] = (int) Math.round(shift[g]);
             }
-            this.byCentre = new TvfProfile[bins];
-            this.seen = new int[bins];
-            this.mapTo = new int[bins];
         }
     }
 
@@ -325,6 +316,22 @@ public final class PolicyCompiler {
         int compileStart = stamp + 1;
         SortedMap<String, DevicePolicy> out = new TreeMap<>();
         List<FairnessIntent> touching = new ArrayList<>();
+        // D22: the long-lived flows each device of the fabric counts (its ports in the view only)
+        Map<String, int[]> perDevice = new HashMap<>();
+        int[] all = new int[numGroups];
+        for (String d : fabric.deviceIds()) {
+            int[] n = new int[numGroups];
+            for (FabricView.Port p : fabric.ports(d)) {
+                int[] f = stats.flows(d, p.number());
+                for (int g = 0; f != null && g < Math.min(numGroups, f.length); g++) {
+                    n[g] += f[g];
+                }
+            }
+            perDevice.put(d, n);
+            for (int g = 0; g < numGroups; g++) {
+                all[g] += n[g];
+            }
+        }
         for (String d : fabric.deviceIds()) {
             touching.clear();
             for (FairnessIntent in : sorted) {
@@ -332,7 +339,12 @@ public final class PolicyCompiler {
                     touching.add(in);
                 }
             }
-            out.put(d, compileDevice(d, fabric.ports(d), touching, stats, previous.get(d)));
+            int[] others = all.clone();
+            int[] own = perDevice.get(d);
+            for (int g = 0; g < numGroups; g++) {
+                others[g] -= own[g];
+            }
+            out.put(d, compileDevice(d, fabric.ports(d), touching, stats, previous.get(d), others));
         }
         // Corrected curves no port asked for this time are dropped (they change every round).
         families.values().removeIf(f -> f.corrected && f.usedStamp < compileStart);
@@ -363,31 +375,34 @@ public final class PolicyCompiler {
     /**
      * Compiles one device.
      *
-     * <p>TVF profiles: each port wants its intent's curves, shifted by its
-     * share correction, centred on its {@link #centreBin}. When the device
-     * needs more distinct (curves, centre) profiles than
-     * {@link #profileBudget()}, the ports with the smallest corrections (sum
-     * of |bins|) run uncorrected, their correction forgotten, until the rest
-     * fit; if the uncorrected curves alone need more, the centres are quantised,
-     * deterministically: take the smallest radius r such that, splitting each
-     * weight set's needed centres greedily from the lowest bin into runs whose
-     * bins lie within 2r of the run's first, gives at most the budget runs in
-     * all; every port of a run gets the curve centred on
-     * floor((lowest + highest) / 2) of its run, at most r bins from its own
-     * centre. A port's CTV range is still read at its own fair bin (on the
-     * curve it gets), so while r + aqm.ctv_floor_bins stays below
-     * steps_per_decade the range's rates are those of its own curve.</p>
+     * <p>TVF profiles: every port's curves are on the fabric's one scale
+     * ({@link Tvf}, docs/algorithm.md D22), so a port's profile is its intent's
+     * curve set, shifted by its share correction. When the device needs more
+     * distinct profiles than {@link #profileBudget()}, the ports with the
+     * smallest corrections (sum of |bins|) run uncorrected, their correction
+     * forgotten, until the rest fit. A port's CTV range is read at its own fair
+     * bin (its {@link #centreBin}); the range's strict edge no higher than the
+     * fabric's centre bin, speed / every long-lived flow the snapshot counts in
+     * the fabric, since flows that arrive from fabric ports are counted only at
+     * the edge switch that tracks them (D22). That applies to the ports that
+     * receive traffic from fabric ports: every port of a switch without
+     * edge ports (a spine), and the edge ports of a switch with fabric ports
+     * (a leaf's host ports); the fabric's count there is the port's own
+     * flows plus those the other devices count. A leaf's uplinks carry only
+     * flows the leaf itself counts, and a switch without fabric ports is the
+     * whole fabric: their strict edges stay at their own bins.</p>
      *
      * @param deviceId device id
      * @param ports    its ports
      * @param intents  intents that may cover it, in precedence order ({@link #sort})
      * @param stats    active flows
      * @param previous the device's previous policy, or null
+     * @param others   long-lived flows per group the fabric's other devices count (D22), or null for none
      * @return the policy
      * @throws IllegalStateException if the device's intents need more distinct weight sets than profiles
      */
     public DevicePolicy compileDevice(String deviceId, List<FabricView.Port> ports, List<FairnessIntent> intents,
-                                      StatsSnapshot stats, DevicePolicy previous) {
+                                      StatsSnapshot stats, DevicePolicy previous, int[] others) {
         int n = ports.size();
         FairnessIntent[] governing = new FairnessIntent[n];
         int[][] flowsOf = new int[n][];
@@ -395,8 +410,12 @@ public final class PolicyCompiler {
         double[] fair = new double[n];
         TvfFamily[] famOf = new TvfFamily[n];
         double[] corrMagnitude = new double[n];
-        stamp++;
-        deviceFamilies.clear();
+        boolean hasEdge = false;
+        boolean hasFabric = false;
+        for (FabricView.Port p : ports) {
+            hasEdge |= p.role() == PortRole.EDGE;
+            hasFabric |= p.role() == PortRole.FABRIC;
+        }
         for (int i = 0; i < n; i++) {
             FabricView.Port p = ports.get(i);
             if (p.statsIndex() < 0 || p.statsIndex() >= statsIndices) {
@@ -410,7 +429,7 @@ public final class PolicyCompiler {
             flowsOf[i] = stats.flows(deviceId, p.number());
             fair[i] = fairKbps(p.speedMbps(), flowsOf[i]);
             // One queue for flows of every weight: only the PV law can weigh them, so the
-            // curves centre on the rate of a weight-1 flow (fair[i] stays the port_cfg rate).
+            // ranges are read at the rate of a weight-1 flow (fair[i] stays the port_cfg rate).
             centre[i] = plan.weightedShared ? unitCentreBin(p.speedMbps(), flowsOf[i], plan.weight)
                     : centreBin(p.speedMbps(), fair[i]);
             // The port's share correction (D13) shifts its curves: a family of its own.
@@ -421,11 +440,9 @@ public final class PolicyCompiler {
                 corrMagnitude[i] += Math.abs(corr[g]);
             }
         }
-        // More distinct profiles (curve set, centre) than the budget: the ports with the
-        // smallest corrections run uncorrected (their correction restarts from 0) until the
-        // rest fit without quantising any centre; if the uncorrected ports alone need more,
-        // no port is corrected and the centres are quantised as before (below).
-        while (distinctProfiles(famOf, centre) > profileBudget) {
+        // More distinct profiles (curve sets) than the budget: the ports with the smallest
+        // corrections run uncorrected (their correction restarts from 0) until the rest fit.
+        while (distinctProfiles(famOf) > profileBudget) {
             int least = -1;
             for (int i = 0; i < n; i++) {
                 if (famOf[i] != null && famOf[i].corrected
@@ -434,47 +451,13 @@ public final class PolicyCompiler {
                 }
             }
             if (least < 0) {
-                break;
+                throw new IllegalStateException(deviceId + " needs more than " + profileBudget
+                        + " distinct TVF profiles (tvf.profiles=" + maxProfiles + ", tvf table "
+                        + P4InfoConstants.EGRESS_PIPE_MARKER_TVF_SIZE
+                        + " entries): too many intents with different weights");
             }
             famOf[least] = plan(governing[least]).tvf;
             correction.forget(deviceId, ports.get(least).number());
-        }
-        int distinct = 0;
-        for (int i = 0; i < n; i++) {
-            TvfFamily fam = famOf[i];
-            if (fam == null) {
-                continue;
-            }
-            fam.usedStamp = stamp;
-            if (fam.deviceStamp != stamp) {
-                fam.deviceStamp = stamp;
-                deviceFamilies.add(fam);
-            }
-            int c = centre[i];
-            if (fam.seen[c] != stamp) {
-                fam.seen[c] = stamp;
-                fam.mapTo[c] = c;
-                distinct++;
-            }
-        }
-        if (deviceFamilies.size() > profileBudget) {
-            throw new IllegalStateException(deviceId + " needs more than " + profileBudget
-                    + " distinct TVF profiles (tvf.profiles=" + maxProfiles + ", tvf table "
-                    + P4InfoConstants.EGRESS_PIPE_MARKER_TVF_SIZE
-                    + " entries): too many intents with different weights");
-        }
-        if (distinct > profileBudget) {
-            int lo = 1;
-            int hi = tvf.steps(); // one run per weight set: fits, checked above
-            while (lo < hi) {
-                int mid = (lo + hi) >>> 1;
-                if (runs(mid, false) <= profileBudget) {
-                    hi = mid;
-                } else {
-                    lo = mid + 1;
-                }
-            }
-            runs(lo, true);
         }
         TvfProfile[] ids = new TvfProfile[profileBudget];
         List<PortPolicy> out = new ArrayList<>(n);
@@ -486,7 +469,7 @@ public final class PolicyCompiler {
             FabricView.Port p = ports.get(i);
             Plan plan = plan(in);
             TvfFamily fam = famOf[i];
-            TvfProfile profile = profileOf(fam, fam.mapTo[centre[i]]);
+            TvfProfile profile = profileOf(fam);
             int profileId = profileId(profile, ids, previous, deviceId);
             Cocoa c = cocoa;
             QueueSplit queues = split(plan, flowsOf[i]);
@@ -499,7 +482,19 @@ public final class PolicyCompiler {
             int[] limits = plan.adaptive ? cocoaLimits : null;
             // Not shared (D20): the model-based groups' ranges at a weight-1 flow's weighted share.
             int modelCentre = plan.shared ? centre[i] : unitCentreBin(p.speedMbps(), flowsOf[i], plan.weight);
-            int[][] ctv = ctvRange(queues, profile, centre[i], modelCentre, fam.binShift);
+            // D22: a port that receives from fabric ports reads its strict edge no higher than
+            // the fabric's centre (as its own, of its flows and the other devices').
+            int fabricDown = 0;
+            if (others != null && (!hasEdge || (hasFabric && p.role() == PortRole.EDGE))) {
+                int[] nf = others.clone();
+                for (int g = 0; flowsOf[i] != null && g < Math.min(nf.length, flowsOf[i].length); g++) {
+                    nf[g] += flowsOf[i][g];
+                }
+                double fabricFair = plan.weightedShared ? fairKbps(p.speedMbps(), nf, plan.weight)
+                        : fairKbps(p.speedMbps(), nf);
+                fabricDown = fabricFair > 0 ? Math.max(0, centre[i] - centreBin(p.speedMbps(), fabricFair)) : 0;
+            }
+            int[][] ctv = ctvRange(queues, profile, centre[i], modelCentre, fam.binShift, fabricDown);
             long[] targets = plan.shared ? null
                     : delayTargets(queues, p.speedMbps(), flowsOf[i], plan.weight, in.targetDelayUs());
             out.add(new PortPolicy(p.number(), p.role(), in.id(), queues, profileId,
@@ -509,50 +504,8 @@ public final class PolicyCompiler {
         return new DevicePolicy(deviceId, out, ids, numQueues);
     }
 
-    // Greedy runs of radius r over this device's needed centres (see compileDevice);
-    // with assign, points each needed centre at its run's centre.
-    private int runs(int r, boolean assign) {
-        int count = 0;
-        for (TvfFamily fam : deviceFamilies) {
-            int first = -1;
-            int last = -1;
-            for (int b = 0; b < fam.seen.length; b++) {
-                if (fam.seen[b] != stamp) {
-                    continue;
-                }
-                if (first >= 0 && b - first > 2 * r) {
-                    count++;
-                    if (assign) {
-                        assignRun(fam, first, last);
-                    }
-                    first = -1;
-                }
-                if (first < 0) {
-                    first = b;
-                }
-                last = b;
-            }
-            if (first >= 0) {
-                count++;
-                if (assign) {
-                    assignRun(fam, first, last);
-                }
-            }
-        }
-        return count;
-    }
-
-    private void assignRun(TvfFamily fam, int first, int last) {
-        int c = (first + last) >>> 1;
-        for (int b = first; b <= last; b++) {
-            if (fam.seen[b] == stamp) {
-                fam.mapTo[b] = c;
-            }
-        }
-    }
-
     /**
-     * Rate bin a port's TVF is centred on: its fair rate's bin; without a fair
+     * Rate bin a port's CTV ranges are read at: its fair rate's bin; without a fair
      * rate (no long-lived flow) the port speed's, as if one flow could take the
      * link (the ns-3 model's fair rate then); without a known speed the last bin.
      *
@@ -569,7 +522,7 @@ public final class PolicyCompiler {
 
     /**
      * The {@link #centreBin} of a weight-1 flow's weighted share, speed / sum(flows x weight):
-     * the TVF centre of a weighted-groups port in the shared layout, and the bin a
+     * the range bin of a weighted-groups port in the shared layout, and the bin a
      * model-based group's CTV range is read at outside it (D20).
      */
     private int unitCentreBin(long speedMbps, int[] flows, double[] weight) {
@@ -577,9 +530,9 @@ public final class PolicyCompiler {
     }
 
     /**
-     * CTV range of each queue, the ns-3 model's rule (Pipeline::ControllerTick):
+     * CTV range of each queue, the ns-3 model's rule (Pipeline::ApplyPolicy):
      * on the TVF of the group that owns the queue, lowest CTV = its PV at bin
-     * b + aqm.ctv_floor_bins and highest CTV = its PV at b + aqm.ctv_ceiling_bins,
+     * b + aqm.ctv_floor_bins and highest CTV = its PV at b + aqm.ctv_ceiling_bins - fabricDown,
      * b = the port's own centre bin + the group's shift (weight, D14, correction) rounded to whole
      * bins (bins clamped to the table). With the shift the AQM holds each group
      * at its weighted share: without it a heavy group's range would sit on its
@@ -593,24 +546,28 @@ public final class PolicyCompiler {
      *
      * @param queues         the port's queue split
      * @param profile        the port's TVF profile
-     * @param centreBin      the port's own {@link #centreBin} (not its profile's, which may be quantised)
+     * @param centreBin      the port's own {@link #centreBin}
      * @param modelCentreBin the bin the model-based groups' ranges are read at
      * @param binShift       per group, its curve's shift rounded to bins
+     * @param fabricDown     bins the strict edge (highest CTV) is read below its own bin:
+     *                       the port's centre above the fabric's (D22), else 0
      * @return {lowest CTV per queue, highest CTV per queue}
      */
-    int[][] ctvRange(QueueSplit queues, TvfProfile profile, int centreBin, int modelCentreBin, int[] binShift) {
+    int[][] ctvRange(QueueSplit queues, TvfProfile profile, int centreBin, int modelCentreBin, int[] binShift,
+                     int fabricDown) {
         int[] lo = new int[numQueues];
         int[] hi = new int[numQueues];
         // The range depends on the group only: look it up once per group, then
         // deal it over the group's queues as QueueSplit.queueOf does (a later
         // group wins a shared queue; unowned queues get the mouse group's).
         java.util.Arrays.fill(lo, ctvAt(profile, mouseGroup, centreBin + binShift[mouseGroup] + ctvFloorBins));
-        java.util.Arrays.fill(hi, ctvAt(profile, mouseGroup, centreBin + binShift[mouseGroup] + ctvCeilingBins));
+        java.util.Arrays.fill(hi, ctvAt(profile, mouseGroup,
+                                        centreBin + binShift[mouseGroup] + ctvCeilingBins - fabricDown));
         for (int g = 0; g < numGroups; g++) {
             int nq = Math.min(slotsPerGroup, queues.queues(g));
             int b = (g >= firstModelGroup && g <= lastModelGroup ? modelCentreBin : centreBin) + binShift[g];
             int l = ctvAt(profile, g, b + ctvFloorBins);
-            int h = ctvAt(profile, g, b + ctvCeilingBins);
+            int h = ctvAt(profile, g, b + ctvCeilingBins - fabricDown);
             for (int j = 0; j < nq; j++) {
                 int q = (queues.first(g) + j) % numQueues;
                 lo[q] = l;
@@ -626,7 +583,7 @@ public final class PolicyCompiler {
                 if (longLived[g]) {
                     int q = queues.first(g) % numQueues;
                     lo[q] = ctvAt(profile, ant, centreBin + ctvFloorBins);
-                    hi[q] = ctvAt(profile, ant, centreBin + ctvCeilingBins);
+                    hi[q] = ctvAt(profile, ant, centreBin + ctvCeilingBins - fabricDown);
                     break;
                 }
             }
@@ -652,7 +609,7 @@ public final class PolicyCompiler {
     }
 
     // port_cfg's fair_rate_bin: the fair rate's bin; without a long-lived flow the link's
-    // (as the TVF centre), so the slow-start BDP test and its one drop end a first flow's slow
+    // (as the range's bin), so the slow-start BDP test and its one drop end a first flow's slow
     // start at the link's BDP instead of never (docs/algorithm.md D7); 255 without a speed.
     private int portFairBin(long speedMbps, double fairKbps) {
         if (fairKbps > 0) {
@@ -1025,14 +982,13 @@ public final class PolicyCompiler {
     }
 
     /**
-     * The TVF profile of an intent centred on a bin: one curve per group.
+     * The TVF profile of an intent: one curve per group, on the fabric's scale.
      *
-     * @param in        intent
-     * @param centreBin bin of the fair rate (0..rate_steps-1)
+     * @param in intent
      * @return interned profile
      */
-    public TvfProfile profile(FairnessIntent in, int centreBin) {
-        return profileOf(plan(in).tvf, centreBin);
+    public TvfProfile profile(FairnessIntent in) {
+        return profileOf(plan(in).tvf);
     }
 
     private TvfFamily family(FairnessIntent in) {
@@ -1045,7 +1001,7 @@ public final class PolicyCompiler {
                 shift[g] = (familyOfGroup[g] == null || perFlow ? 0.0 : tvf.shiftOf(in.weight(familyOfGroup[g])))
                         + (g >= firstModelGroup && g <= lastModelGroup ? modelShift : 0);
             }
-            f = new TvfFamily(key, shift, tvf.steps(), false);
+            f = new TvfFamily(key, shift, false);
             families.put(key, f);
         }
         return f;
@@ -1060,40 +1016,35 @@ public final class PolicyCompiler {
             for (int g = 0; g < numGroups; g++) {
                 shift[g] = base.shift[g] + (g < corr.length ? corr[g] : 0.0);
             }
-            f = new TvfFamily(key, shift, tvf.steps(), true);
+            f = new TvfFamily(key, shift, true);
             families.put(key, f);
         }
         return f;
     }
 
-    // Profiles the ports need unquantised: distinct (curve set, centre bin) pairs.
-    private static int distinctProfiles(TvfFamily[] famOf, int[] centre) {
-        Map<TvfFamily, java.util.BitSet> s = new java.util.IdentityHashMap<>();
+    // Profiles the ports need: distinct curve sets (every curve is on the fabric's scale).
+    private int distinctProfiles(TvfFamily[] famOf) {
+        stamp++;
         int count = 0;
-        for (int i = 0; i < famOf.length; i++) {
-            if (famOf[i] != null) {
-                java.util.BitSet b = s.computeIfAbsent(famOf[i], f -> new java.util.BitSet());
-                if (!b.get(centre[i])) {
-                    b.set(centre[i]);
-                    count++;
-                }
+        for (TvfFamily f : famOf) {
+            if (f != null && f.usedStamp != stamp) {
+                f.usedStamp = stamp;
+                count++;
             }
         }
         return count;
     }
 
-    private TvfProfile profileOf(TvfFamily f, int centreBin) {
-        TvfProfile p = f.byCentre[centreBin];
-        if (p == null) {
+    private TvfProfile profileOf(TvfFamily f) {
+        if (f.profile == null) {
             Map<Double, int[]> curves = new HashMap<>();
             int[][] pv = new int[numGroups][];
             for (int g = 0; g < numGroups; g++) {
-                pv[g] = curves.computeIfAbsent(f.shift[g], s -> tvf.curve(centreBin, s));
+                pv[g] = curves.computeIfAbsent(f.shift[g], sh -> tvf.curve(sh));
             }
-            p = new TvfProfile(pv);
-            f.byCentre[centreBin] = p;
+            f.profile = new TvfProfile(pv);
         }
-        return p;
+        return f.profile;
     }
 
     private int profileId(TvfProfile p, TvfProfile[] ids, DevicePolicy previous, String deviceId) {

@@ -9,16 +9,18 @@ import org.ccfair.app.CcfairParams;
  * Throughput-value functions over the data plane's logarithmic rate bins
  * (tvf.* in params/ccfair.json: bin i starts at rate_min * 10^(i / steps_per_decade)).
  *
- * <p>A curve is centred on a rate bin c (the port's fair rate): with
- * d = steps_per_decade and s a weight's shift,
- * PV(i) = clamp(floor(pv_max / 2) - trunc((i - c - s) * pv_max / (2 d)), 0, pv_max),
- * i.e. pv_max/2 at the centre falling pv_max/(2 d) per bin, saturating one
- * decade either side. This is the ns-3 model's TVF (eval/model/pipeline.cc,
- * Pipeline::SetFairRate; docs/eval-model.md tuning item 4): one CTV step
- * (aqm.ctv_step_up = 64 PV) is 1/32 of a bin, where a curve falling over all
- * 160 bins made it 1/6 of a bin and let the CTV cross a flow's PV range in one
- * RTT. A weight w shifts the curve right by s = d * log10(w) bins:
- * TVF_w(w * r) = TVF_1(r).</p>
+ * <p>Every curve of the fabric is on one scale (docs/algorithm.md D22): with
+ * d = steps_per_decade, h = half_span_decades, C = the bin of tvf.centre_kbps
+ * and s a curve's shift,
+ * PV(i) = clamp(floor(pv_max / 2) - trunc((i - C - s) * (pv_max + 1) / (2 d h)), 0, pv_max),
+ * i.e. pv_max/2 at C falling (pv_max + 1)/(2 d h) per bin (512 with the
+ * defaults, so that bin C - d h is pv_max itself), saturating h decades
+ * either side. A PV that one switch's marker wrote thus means the same rate
+ * at every switch its packet crosses, whose CTV range (read at its own
+ * port's fair bin) it meets. The AQM's steps (aqm.ctv_step_up / _down) are 1/32 of a
+ * bin's PV, as they were when each port centred its curves on its own fair bin
+ * one decade either side. A weight w shifts the curve right by
+ * s = d * log10(w) bins: TVF_w(w * r) = TVF_1(r).</p>
  */
 public final class Tvf {
 
@@ -26,6 +28,8 @@ public final class Tvf {
     private final double stepsPerDecade;
     private final double rateMinKbps;
     private final int pvMax;
+    private final double halfSpanDecades;
+    private final int scaleBin;
 
     /**
      * Creates the TVF generator from the shared parameters.
@@ -34,14 +38,27 @@ public final class Tvf {
      */
     public Tvf(CcfairParams params) {
         this((int) params.integer("tvf", "rate_steps"), params.real("tvf", "steps_per_decade"),
-             params.real("tvf", "rate_min_kbps"), (int) params.integer("tvf", "pv_max"));
+             params.real("tvf", "rate_min_kbps"), (int) params.integer("tvf", "pv_max"),
+             params.real("tvf", "half_span_decades"), params.real("tvf", "centre_kbps"));
     }
 
-    Tvf(int steps, double stepsPerDecade, double rateMinKbps, int pvMax) {
+    Tvf(int steps, double stepsPerDecade, double rateMinKbps, int pvMax, double halfSpanDecades,
+        double centreKbps) {
         this.steps = steps;
         this.stepsPerDecade = stepsPerDecade;
         this.rateMinKbps = rateMinKbps;
         this.pvMax = pvMax;
+        this.halfSpanDecades = halfSpanDecades;
+        this.scaleBin = binOf(centreKbps);
+    }
+
+    /**
+     * The bin every curve of the fabric is centred on (tvf.centre_kbps's).
+     *
+     * @return bin index
+     */
+    public int scaleBin() {
+        return scaleBin;
     }
 
     /**
@@ -84,7 +101,17 @@ public final class Tvf {
     }
 
     /**
-     * A centred TVF.
+     * A curve of the fabric's scale ({@link #scaleBin}).
+     *
+     * @param shift weight (and other) shift in bins ({@link #shiftOf})
+     * @return packet value per rate bin
+     */
+    public int[] curve(double shift) {
+        return curve(scaleBin, shift);
+    }
+
+    /**
+     * A curve of this slope centred on any bin (tests; the compiler uses {@link #curve(double)}).
      *
      * @param centreBin rate bin that gets pv_max / 2 (before the shift)
      * @param shift     weight shift in bins ({@link #shiftOf})
@@ -93,7 +120,7 @@ public final class Tvf {
     public int[] curve(int centreBin, double shift) {
         int[] pv = new int[steps];
         int half = pvMax / 2;
-        double slope = pvMax / (2 * stepsPerDecade);
+        double slope = (pvMax + 1) / (2 * stepsPerDecade * halfSpanDecades);
         for (int i = 0; i < steps; i++) {
             double v = (i - centreBin - shift) * slope;
             // Truncate toward zero as the model's integer division does; the nudge

@@ -165,7 +165,8 @@ public class PolicyBenchmark {
     @Benchmark
     public Object onePortDelta() {
         DevicePolicy old = previous.get(CHANGED);
-        DevicePolicy neu = compiler.compileDevice(CHANGED, fabric.ports(CHANGED), touching, statsOnePortChanged, old);
+        DevicePolicy neu = compiler.compileDevice(CHANGED, fabric.ports(CHANGED), touching, statsOnePortChanged, old,
+                                                  null);
         return delta.between(old, neu);
     }
 }

@@ -289,7 +289,9 @@ public class PolicyCompilerTest {
                                             .speedMbps() * 1000.0 / 10);
         int last = tvf.bins() - 1;
         int loss0Queue = p.queueOf(loss0, 0, q);
-        assertEquals("centred on the fair rate", P.integer("tvf", "pv_max") / 2, tvf.pv(loss0, fair));
+        Tvf scale = new Tvf(P);
+        assertEquals("the fabric's one scale (D22)", P.integer("tvf", "pv_max") / 2,
+                     tvf.pv(loss0, scale.binOf(P.real("tvf", "centre_kbps"))));
         assertEquals(tvf.pv(loss0, Math.min(last, fair + (int) P.integer("aqm", "ctv_floor_bins"))),
                      p.ctvLoOf(loss0Queue));
         assertEquals(tvf.pv(loss0, Math.min(last, fair + (int) P.integer("aqm", "ctv_ceiling_bins"))),
@@ -298,16 +300,85 @@ public class PolicyCompilerTest {
             assertTrue("queue " + i + ": floor above ceiling", p.ctvLoOf(i) <= p.ctvHiOf(i));
             assertTrue("the ceiling keeps the fair share itself", p.ctvHiOf(i) < 0xFFFF);
         }
-        // A port without long-lived flows: centred on the link's bin, the same bounded
-        // range around it (never the whole PV span, which let the CTV wind up).
+        // A port without long-lived flows of its own: the same curves, the range at the link's
+        // bin. Its leaf's other port counts the 10 flows, which do not come from the fabric:
+        // they do not move its strict edge (D22 counts the other devices' flows only).
         PortPolicy idle = d.port(2);
         TvfProfile idleTvf = d.profile(idle.tvfProfileId());
-        int link = new Tvf(P).binOf(25_000 * 1000.0);
-        assertEquals(P.integer("tvf", "pv_max") / 2, idleTvf.pv(loss0, link));
+        assertSame("one profile for both ports", tvf, idleTvf);
+        int link = scale.binOf(25_000 * 1000.0);
         for (int i = 0; i < q; i++) {
             assertEquals(idleTvf.pv(loss0, link + (int) P.integer("aqm", "ctv_floor_bins")), idle.ctvLoOf(i));
             assertEquals(idleTvf.pv(loss0, link + (int) P.integer("aqm", "ctv_ceiling_bins")), idle.ctvHiOf(i));
         }
+    }
+
+    /**
+     * D22 in a leaf-spine fabric (2 leaves, 1 spine, 2 hosts a leaf, 25 Gbit/s): leaf 1's host
+     * port 3 counts 10 loss0 flows (they leave through it: it is their egress port, so these are
+     * traffic between leaf 1's hosts, or its uplink's in the other direction). The spine's
+     * ports, which count none, and leaf 2's host ports read their strict edge at 25 Gbit/s /
+     * the 10 flows the other devices count; leaf 1's uplinks and leaf 1's host ports do not
+     * (they carry flows leaf 1 itself counts).
+     */
+    @Test
+    public void portsThatReceiveFromTheFabricReadTheirStrictEdgeAtTheFabricsShare() {
+        FabricView f = Fabrics.leafSpine(2, 1, 2);
+        int loss0 = P.groupId("loss", 0);
+        int[] flows = new int[g];
+        flows[loss0] = 10;
+        StatsSnapshot st = StatsSnapshot.builder().port(Fabrics.leaf(1), 3, flows).build();
+        Map<String, DevicePolicy> all = c.compile(f, List.of(), st, Map.of());
+        Tvf scale = new Tvf(P);
+        int ceil = (int) P.integer("aqm", "ctv_ceiling_bins");
+        for (String dev : f.deviceIds()) {
+            for (FabricView.Port fp : f.ports(dev)) {
+                PortPolicy pp = all.get(dev).port(fp.number());
+                TvfProfile tvf = all.get(dev).profile(pp.tvfProfileId());
+                boolean own = dev.equals(Fabrics.leaf(1)) && fp.number() == 3;
+                boolean fromFabric = !dev.equals(Fabrics.leaf(1)) && (fp.role() == PortRole.EDGE
+                        || f.ports(dev).stream().noneMatch(x -> x.role() == PortRole.EDGE));
+                double kbps = fp.speedMbps() * 1000.0 / (own || fromFabric ? 10 : 1);
+                int lq = pp.queueOf(loss0, 0, q);
+                assertEquals(dev + "/" + fp.number() + (fromFabric ? " (from the fabric)" : ""),
+                             tvf.pv(loss0, scale.binOf(kbps) + ceil), pp.ctvHiOf(lq));
+            }
+        }
+    }
+
+    /**
+     * The tvf table (P4Info size 8192) holds groups x rate_steps entries per
+     * profile: with K = 4 (14 groups) that is 8192 / (14 x 160) = 3 profiles,
+     * fewer than tvf.profiles = 4. Four weight sets on one switch cannot fit:
+     * refused with an error naming the table, never written past its size; three fit.
+     */
+    @Test
+    public void profilesNeverOverflowTheTvfTable() {
+        com.fasterxml.jackson.databind.node.ObjectNode tree =
+                (com.fasterxml.jackson.databind.node.ObjectNode) P.tree();
+        ((com.fasterxml.jackson.databind.node.ObjectNode) tree.get("groups")).put("k", 4);
+        CcfairParams p4 = CcfairParams.fromTree(tree);
+        PolicyCompiler c4 = new PolicyCompiler(p4);
+        FabricView.Builder fb = FabricView.builder();
+        List<FairnessIntent> intents = new java.util.ArrayList<>();
+        for (int i = 1; i <= 4; i++) {
+            fb.port("device:s1", i, PortRole.EDGE, 10_000);
+            intents.add(FairnessIntent.builder(p4).id("w" + i).objective(FairnessIntent.Objective.WEIGHTED_GROUPS)
+                                .weights(Map.of("loss", (double) i))
+                                .scope(Scope.ports(List.of("device:s1/" + i))).build());
+        }
+        FabricView f = fb.build();
+        try {
+            c4.compile(f, intents, StatsSnapshot.EMPTY, Map.of());
+            org.junit.Assert.fail("four profiles of 14 x 160 entries do not fit 8192");
+        } catch (IllegalStateException e) {
+            assertTrue(e.getMessage(), e.getMessage().contains("tvf table") && e.getMessage().contains("device:s1"));
+        }
+        // Ports 1-3 only (a port no intent covers would need the default intent's profile).
+        FabricView f3 = FabricView.builder().port("device:s1", 1, PortRole.EDGE, 10_000)
+                .port("device:s1", 2, PortRole.EDGE, 10_000).port("device:s1", 3, PortRole.EDGE, 10_000).build();
+        DevicePolicy d = c4.compile(f3, intents.subList(0, 3), StatsSnapshot.EMPTY, Map.of()).get("device:s1");
+        assertEquals(3, d.profileSlots());
     }
 
     @Test
@@ -328,10 +399,10 @@ public class PolicyCompilerTest {
         assertEquals("the plan is per intent, not left over from the last call",
                      3 * weightOf(c.queueSplit(wi, flows), loss0), weightOf(c.queueSplit(wi, flows), hybrid0));
         int mid = 80;
-        TvfProfile tp = c.profile(w, mid);
-        TvfProfile base = c.profile(c.defaultIntent(), mid);
+        TvfProfile tp = c.profile(w);
+        TvfProfile base = c.profile(c.defaultIntent());
         assertNotEquals(tp, base);
-        assertSame("profiles are interned", tp, c.profile(w.toBuilder(P).id("w2").build(), mid));
+        assertSame("profiles are interned", tp, c.profile(w.toBuilder(P).id("w2").build()));
         assertTrue(tp.pv(P.groupId("hybrid", 1), mid) > tp.pv(P.groupId("loss", 1), mid));
         assertEquals(base.pv(P.groupId("loss", 1), mid), tp.pv(P.groupId("loss", 1), mid));
     }
@@ -352,7 +423,7 @@ public class PolicyCompilerTest {
             assertEquals(-1, pk.integer("tvf", "model_shift_bins"));
             PolicyCompiler ck = new PolicyCompiler(pk);
             int mid = 80;
-            TvfProfile t = ck.profile(ck.defaultIntent(), mid);
+            TvfProfile t = ck.profile(ck.defaultIntent());
             int loss = pk.groupId("loss", 0);
             for (int sub = 0; sub < k; sub++) {
                 int g = pk.groupId("hybrid", sub);
@@ -418,19 +489,17 @@ public class PolicyCompilerTest {
     }
 
     /**
-     * Six ports with distinct fair bins, four profiles (tvf.profiles): the
-     * centres are quantised. 10 Gbit/s ports with 100, 10, 4, 3, 2, 1 loss0
-     * flows have fair bins floor(16 log10(10^6 / n)) = 64, 80, 86, 88, 91, 96.
-     * Greedy runs from the lowest bin, all bins of a run within 2r of its
-     * first: r = 1 -> {64} {80} {86, 88} {91} {96} = 5; r = 2 -> 5 (91 - 86 and
-     * 96 - 91 are 5 > 4); r = 3 -> {64} {80, 86} {88, 91} {96} = 4, the
-     * smallest that fits. Centres floor((first + last) / 2): 64, 83, 89, 96.
+     * Six ports with distinct fair bins share one profile (every curve is on
+     * the fabric's scale, D22); each reads its CTV range at its own fair bin.
+     * 10 Gbit/s ports with 100, 10, 4, 3, 2, 1 loss0 flows: fair bins
+     * floor(16 log10(10^6 / n)) = 64, 80, 86, 88, 91, 96. One switch with no
+     * fabric port is the whole fabric: every strict edge at the port's own bin.
      */
     @Test
-    public void moreFairBinsThanProfilesQuantiseTheCentres() {
+    public void portsWithDistinctFairBinsShareOneProfile() {
         int loss0 = P.groupId("loss", 0);
         int[] n = {100, 10, 4, 3, 2, 1};
-        int[] centre = {64, 83, 83, 89, 89, 96};
+        int[] bin = {64, 80, 86, 88, 91, 96};
         FabricView.Builder fb = FabricView.builder();
         StatsSnapshot.Builder sb = StatsSnapshot.builder();
         for (int i = 0; i < n.length; i++) {
@@ -440,61 +509,18 @@ public class PolicyCompilerTest {
             sb.port("device:s1", i + 1, flows);
         }
         DevicePolicy d = c.compile(fb.build(), List.of(), sb.build(), Map.of()).get("device:s1");
-        int half = (int) P.integer("tvf", "pv_max") / 2;
-        java.util.Set<Integer> ids = new java.util.HashSet<>();
+        TvfProfile tvf = d.profile(d.port(1).tvfProfileId());
         for (int i = 0; i < n.length; i++) {
             PortPolicy p = d.port(i + 1);
-            ids.add(p.tvfProfileId());
-            assertEquals("port " + (i + 1) + " centred on " + centre[i], half,
-                         d.profile(p.tvfProfileId()).pv(loss0, centre[i]));
+            assertEquals(d.port(1).tvfProfileId(), p.tvfProfileId());
+            int lq = p.queueOf(loss0, 0, q);
+            assertEquals("port " + (i + 1), tvf.pv(loss0, bin[i] + 2), p.ctvLoOf(lq));
+            assertEquals("port " + (i + 1), tvf.pv(loss0, bin[i]), p.ctvHiOf(lq));
         }
-        assertEquals(4, ids.size());
-        assertEquals(d.port(2).tvfProfileId(), d.port(3).tvfProfileId());
-        assertEquals(d.port(4).tvfProfileId(), d.port(5).tvfProfileId());
-        // The CTV range stays at each port's own fair bin + 2 / + 0, read on the curve the port
-        // shares (at that curve's centre it would be 28672, 32767), ports 2 and 3 on the one centred on 83:
-        // port 2 (bin 80): PV(82) = 32767 + 2047, PV(80) = 32767 + trunc(6143.9) = 38910;
-        // port 3 (bin 86): PV(88) = 32767 - trunc(10239.84) = 22528, PV(86) = 32767 - trunc(6143.9) = 26624.
-        int q2 = d.port(2).queueOf(loss0, 0, q);
-        assertEquals(34814, d.port(2).ctvLoOf(q2));
-        assertEquals(38910, d.port(2).ctvHiOf(q2));
-        assertEquals(22528, d.port(3).ctvLoOf(q2));
-        assertEquals(26624, d.port(3).ctvHiOf(q2));
-    }
-
-    /**
-     * The tvf table (P4Info size 8192) holds groups x rate_steps entries per
-     * profile: with K = 4 (14 groups) that is 8192 / (14 x 160) = 3 profiles,
-     * fewer than tvf.profiles = 4. Four weight sets on one switch cannot fit:
-     * refused with an error naming the table, never written past its size; three fit.
-     */
-    @Test
-    public void profilesNeverOverflowTheTvfTable() {
-        com.fasterxml.jackson.databind.node.ObjectNode tree =
-                (com.fasterxml.jackson.databind.node.ObjectNode) P.tree();
-        ((com.fasterxml.jackson.databind.node.ObjectNode) tree.get("groups")).put("k", 4);
-        CcfairParams p4 = CcfairParams.fromTree(tree);
-        PolicyCompiler c4 = new PolicyCompiler(p4);
-        FabricView.Builder fb = FabricView.builder();
-        List<FairnessIntent> intents = new java.util.ArrayList<>();
-        for (int i = 1; i <= 4; i++) {
-            fb.port("device:s1", i, PortRole.EDGE, 10_000);
-            intents.add(FairnessIntent.builder(p4).id("w" + i).objective(FairnessIntent.Objective.WEIGHTED_GROUPS)
-                                .weights(Map.of("loss", (double) i))
-                                .scope(Scope.ports(List.of("device:s1/" + i))).build());
-        }
-        FabricView f = fb.build();
-        try {
-            c4.compile(f, intents, StatsSnapshot.EMPTY, Map.of());
-            org.junit.Assert.fail("four profiles of 14 x 160 entries do not fit 8192");
-        } catch (IllegalStateException e) {
-            assertTrue(e.getMessage(), e.getMessage().contains("tvf table") && e.getMessage().contains("device:s1"));
-        }
-        // Ports 1-3 only (a port no intent covers would need the default intent's profile).
-        FabricView f3 = FabricView.builder().port("device:s1", 1, PortRole.EDGE, 10_000)
-                .port("device:s1", 2, PortRole.EDGE, 10_000).port("device:s1", 3, PortRole.EDGE, 10_000).build();
-        DevicePolicy d = c4.compile(f3, intents.subList(0, 3), StatsSnapshot.EMPTY, Map.of()).get("device:s1");
-        assertEquals(3, d.profileSlots());
+        // PV(i) = 32767 - (i - 64) x 512: PV(66) = 31743, PV(98) = 15359, PV(96) = 16383
+        assertEquals(31743, d.port(1).ctvLoOf(d.port(1).queueOf(loss0, 0, q)));
+        assertEquals(15359, d.port(6).ctvLoOf(d.port(6).queueOf(loss0, 0, q)));
+        assertEquals(16383, d.port(6).ctvHiOf(d.port(6).queueOf(loss0, 0, q)));
     }
 
     // One edge port "device:s1"/1 of a speed, under an intent (null: the default), with flows.

@@ -226,15 +226,15 @@ public class ShareCorrectionTest {
     }
 
     /**
-     * Dropping corrections must not cost an uncorrected port its own centre:
-     * the budget counts (curves, centre) profiles, not curve sets. Ports 1 and
-     * 2 (no window) need their own centres, port 3 (no window) the 10 Mbit/s
-     * one, ports 4 and 5 (that centre) corrected curves: 5 profiles. Port 4,
-     * the smaller correction, runs uncorrected on port 3's profile; 4 fit
-     * without quantising any centre.
+     * Every curve is on the fabric's scale (docs/algorithm.md D22): uncorrected
+     * ports share one profile whatever their fair rates, so the budget counts
+     * curve sets only. Ports 1-3 at three fair rates and no window share the
+     * per-flow profile; ports 4 and 5 each have a correction and a profile of
+     * their own: 3 profiles of 4, nothing dropped. Each port's range is still
+     * read at its own bin.
      */
     @Test
-    public void droppedCorrectionsNeverQuantiseAnUncorrectedPortsCentre() {
+    public void uncorrectedPortsShareOneProfileWhateverTheirFairRates() {
         PolicyCompiler c = new PolicyCompiler(P);
         int budget = c.profileBudget();
         assertEquals("the derivation below assumes a budget of 4 profiles", 4, budget);
@@ -250,20 +250,14 @@ public class ShareCorrectionTest {
         primed(c.correction(), "device:s1", 4, f[4]);
         primed(c.correction(), "device:s1", 5, f[5]);
         DevicePolicy d = c.compile(fb.build(), List.<FairnessIntent>of(), sb.build(), Map.of()).get("device:s1");
-        int ant = (int) P.integer("groups", "ant");
-        int half = (int) P.integer("tvf", "pv_max") / 2;
         Set<Integer> ids = new HashSet<>();
         for (int i = 1; i <= 5; i++) {
             ids.add(d.port(i).tvfProfileId());
-            int centre = c.centreBin(20, c.fairKbps(20, f[i]));
-            assertEquals("port " + i + ": its curves centred on its own bin " + centre, half,
-                         d.profile(d.port(i).tvfProfileId()).pv(ant, centre));
         }
-        assertEquals(budget, ids.size());
-        assertEquals("port 4 runs on port 3's uncorrected profile", d.port(3).tvfProfileId(),
-                     d.port(4).tvfProfileId());
-        assertArrayEquals("port 4's correction is forgotten", new double[groups],
-                          c.correction().current("device:s1", 4), 0);
+        assertEquals(3, ids.size());
+        assertEquals(d.port(1).tvfProfileId(), d.port(2).tvfProfileId());
+        assertEquals(d.port(1).tvfProfileId(), d.port(3).tvfProfileId());
+        assertEquals("port 4 keeps its correction", 0.25, c.correction().current("device:s1", 4)[loss1], 0);
         assertEquals(0.75, c.correction().current("device:s1", 5)[loss1], 0);
     }
 

@@ -38,19 +38,25 @@ public class TvfTest {
         }
     }
 
-    /** The model's curve: pv_max / 2 at the centre, one decade either side to the ends. */
+    /**
+     * The fabric's one scale (D22): pv_max / 2 at tvf.centre_kbps's bin whatever the port,
+     * (pv_max + 1) / (2 d h) = 512 PV a bin, h = tvf.half_span_decades decades either side
+     * to the ends (bin C - d h is pv_max itself).
+     */
     @Test
-    public void centredOnTheBinOneDecadeEitherSide() {
-        int c = 80;
-        int[] base = tvf.curve(c, 0);
+    public void theFabricsScaleHalfSpanDecadesEitherSide() {
+        int h = (int) P.real("tvf", "half_span_decades");
+        int c = tvf.scaleBin();
+        assertEquals(tvf.binOf(P.real("tvf", "centre_kbps")), c);
+        int[] base = tvf.curve(0);
         assertEquals(pvMax / 2, base[c]);
-        for (int i = c - spd + 1; i < c + spd; i++) {
-            assertTrue("strictly decreasing within a decade of the centre", base[i] < base[i - 1]);
-            assertEquals("pv_max / (2 d) per bin", (double) pvMax / (2 * spd), base[i - 1] - base[i], 1.0);
+        for (int i = c - spd * h + 1; i < c + spd * h; i++) {
+            assertTrue("strictly decreasing within h decades of the centre", base[i] < base[i - 1]);
+            assertEquals("(pv_max + 1) / (2 d h) per bin", (pvMax + 1) / (2 * spd * h), base[i - 1] - base[i]);
         }
-        assertEquals(pvMax, base[c - spd - 1]);
-        assertEquals(0, base[c + spd]);
-        int[] heavy = tvf.curve(c, tvf.shiftOf(10));
+        assertEquals(pvMax, base[c - spd * h]);
+        assertEquals(0, base[c + spd * h]);
+        int[] heavy = tvf.curve(tvf.shiftOf(10));
         for (int i = spd; i < base.length; i++) {
             assertEquals("weight 10 shifts by one decade", base[i - spd], heavy[i]);
         }
