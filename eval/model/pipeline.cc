@@ -1571,10 +1571,10 @@ Pipeline::ApplyPolicy(const std::vector<uint32_t>& n)
     // ceiling bins, clamped to the table; with or without a fair rate (the app never writes the
     // whole PV range). The shift keeps a heavy group's range off its curve's saturated top. The
     // shared layout's common queue: the ants' (weight-1, unshifted) curve.
-    // The strict edge (ctv_hi) is read no higher than the fabric's centre (D22): the bin of speed
-    // / every long-lived flow the controller counts in the fabric (weighted shared: of a weight-1
-    // flow's share of that), since flows this port does not count (arrivals from fabric ports)
-    // may share it. One switch alone: the port's own centre.
+    // A port that receives from fabric ports reads its strict edge (ctv_hi) no higher than the bin
+    // of speed / (its flows + those the other devices count, SetFabricFlows; weighted shared: a
+    // weight-1 flow's share of that), D22: flows are counted where they are tracked. Without
+    // them (one switch, a leaf's uplink: no SetFabricFlows) the port's own centre.
     int32_t fabricDown = 0;
     if (!m_fabricFlows.empty())
     {
