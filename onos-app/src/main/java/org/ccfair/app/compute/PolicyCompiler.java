@@ -430,8 +430,7 @@ public final class PolicyCompiler {
             fair[i] = fairKbps(p.speedMbps(), flowsOf[i]);
             // One queue for flows of every weight: only the PV law can weigh them, so the
             // ranges are read at the rate of a weight-1 flow (fair[i] stays the port_cfg rate).
-            centre[i] = plan.weightedShared ? unitCentreBin(p.speedMbps(), flowsOf[i], plan.weight)
-                    : centreBin(p.speedMbps(), fair[i]);
+            centre[i] = centreBin(p.speedMbps(), rangeKbps(p.speedMbps(), flowsOf[i], plan));
             // The port's share correction (D13) shifts its curves: a family of its own.
             double[] corr = correction.update(deviceId, p.number(), stats.round(), flowsOf[i],
                                               stats.forwarded(deviceId, p.number()), p.speedMbps(), plan.weight);
@@ -490,9 +489,8 @@ public final class PolicyCompiler {
                 for (int g = 0; flowsOf[i] != null && g < Math.min(nf.length, flowsOf[i].length); g++) {
                     nf[g] += flowsOf[i][g];
                 }
-                double fabricFair = plan.weightedShared ? fairKbps(p.speedMbps(), nf, plan.weight)
-                        : fairKbps(p.speedMbps(), nf);
-                fabricDown = fabricFair > 0 ? Math.max(0, centre[i] - centreBin(p.speedMbps(), fabricFair)) : 0;
+                double fabricRate = rangeKbps(p.speedMbps(), nf, plan);
+                fabricDown = fabricRate > 0 ? Math.max(0, centre[i] - centreBin(p.speedMbps(), fabricRate)) : 0;
             }
             int[][] ctv = ctvRange(queues, profile, centre[i], modelCentre, fam.binShift, fabricDown);
             long[] targets = plan.shared ? null
@@ -521,9 +519,18 @@ public final class PolicyCompiler {
     }
 
     /**
+     * The rate a port's CTV ranges are read at, for these flows: the fair rate
+     * (speed / long-lived flows), or in the weighted shared layout a weight-1
+     * flow's share, speed / sum(flows x weight); 0 without a long-lived flow.
+     * Both the port's own bin and the fabric's (D22) come from it.
+     */
+    private double rangeKbps(long speedMbps, int[] flows, Plan plan) {
+        return plan.weightedShared ? fairKbps(speedMbps, flows, plan.weight) : fairKbps(speedMbps, flows);
+    }
+
+    /**
      * The {@link #centreBin} of a weight-1 flow's weighted share, speed / sum(flows x weight):
-     * the range bin of a weighted-groups port in the shared layout, and the bin a
-     * model-based group's CTV range is read at outside it (D20).
+     * outside the shared layout, the bin a model-based group's CTV range is read at (D20).
      */
     private int unitCentreBin(long speedMbps, int[] flows, double[] weight) {
         return centreBin(speedMbps, fairKbps(speedMbps, flows, weight));
